@@ -1,0 +1,179 @@
+// Package memex holds the domain vocabulary shared by every other package:
+// entry identifiers, the entry record, kinds, and the sentinel errors that
+// the transports map to exit codes and HTTP statuses.
+//
+// It imports nothing of the project and no third-party type but the ULID
+// generator behind ID. Everything that stores, indexes, reads or serves
+// entries lives in a package of its own (see docs/architecture in the
+// README's tour).
+package memex
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Sentinel errors. Packages wrap them with context ("archive: get 01J...:
+// not found") and callers match them with errors.Is. cmd/memex maps them to
+// exit codes and api maps them to HTTP statuses, each in one place.
+var (
+	// ErrNotFound means an ID, alias, session or body names nothing.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid means the caller's input is malformed (a bad ID, a bad
+	// line range, an empty alias, ...).
+	ErrInvalid = errors.New("invalid input")
+	// ErrAmbiguous means an alias names several entries; the wrapped message
+	// lists them.
+	ErrAmbiguous = errors.New("ambiguous alias")
+	// ErrCorrupt means stored data failed to decode or to match its hash.
+	ErrCorrupt = errors.New("corrupt data")
+	// ErrBudgetTooSmall means a token budget cannot hold anything useful;
+	// the wrapped message names the minimum.
+	ErrBudgetTooSmall = errors.New("budget too small")
+	// ErrBusy means another process holds the store and did not release it
+	// in time.
+	ErrBusy = errors.New("store busy")
+	// ErrSchema means the store was written by a newer (or unknown) memex.
+	ErrSchema = errors.New("unsupported store schema")
+)
+
+// ID is an entry's stable index: a ULID, 16 bytes, time-ordered, written as
+// 26 Crockford base32 characters. The zero ID is invalid. IDs are
+// comparable values; byte order is time order.
+type ID [16]byte
+
+// String returns the 26-character Crockford form.
+func (id ID) String() string { return ulid.ULID(id).String() }
+
+// IsZero reports whether id is the zero (invalid) ID.
+func (id ID) IsZero() bool { return id == ID{} }
+
+// Time returns the millisecond timestamp encoded in the ID.
+func (id ID) Time() time.Time { return ulid.Time(ulid.ULID(id).Time()).UTC() }
+
+// Compare orders IDs by time, then by their random part.
+func (id ID) Compare(other ID) int { return ulid.ULID(id).Compare(ulid.ULID(other)) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (id *ID) UnmarshalText(b []byte) error {
+	p, err := ParseID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = p
+	return nil
+}
+
+// ParseID parses the 26-character form, case-insensitively. It fails with
+// ErrInvalid for anything else, including the zero ID.
+func ParseID(s string) (ID, error) {
+	u, err := ulid.ParseStrict(strings.ToUpper(s))
+	if err != nil || u == (ulid.ULID{}) {
+		return ID{}, fmt.Errorf("%w: %q is not an entry ID (26 Crockford base32 characters)", ErrInvalid, s)
+	}
+	return ID(u), nil
+}
+
+// LooksLikeID reports whether s has the shape of an ID (so that a resolver
+// tries it as an ID before trying it as an alias).
+func LooksLikeID(s string) bool {
+	_, err := ParseID(s)
+	return err == nil
+}
+
+var (
+	idMu      sync.Mutex
+	idEntropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewID returns a new ID for time t. IDs made by one process are strictly
+// increasing for non-decreasing t (monotonic within a millisecond).
+func NewID(t time.Time) ID {
+	idMu.Lock()
+	defer idMu.Unlock()
+	ms := ulid.Timestamp(t)
+	u, err := ulid.New(ms, idEntropy)
+	if err != nil {
+		// The monotonic reader overflows only after 2^80 IDs within one
+		// millisecond, or fails if the system's random source fails.
+		u = ulid.MustNew(ms, rand.Reader)
+	}
+	return ID(u)
+}
+
+// IDFloor returns the smallest ID of time t (for range scans).
+func IDFloor(t time.Time) ID {
+	var id ID
+	_ = (*ulid.ULID)(&id).SetTime(ulid.Timestamp(t))
+	return id
+}
+
+// Kind says what an entry is.
+type Kind string
+
+// The kinds memex knows. Other values are accepted and kept as given.
+const (
+	KindTool      Kind = "tool"      // a tool call with its output
+	KindReasoning Kind = "reasoning" // a thinking / reasoning block
+	KindMessage   Kind = "message"   // user or assistant text
+	KindNote      Kind = "note"      // an agent- or user-written note
+	KindCommit    Kind = "commit"    // a VCS commit
+	KindEvent     Kind = "event"     // a host event: compaction boundary, session start, ...
+)
+
+// Entry is the metadata of one archived unit. The body (the exact content)
+// is stored and read separately; everything here is readable without
+// touching it.
+type Entry struct {
+	ID      ID        `json:"id"`
+	Project string    `json:"project,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Agent   string    `json:"agent,omitempty"`
+	Kind    Kind      `json:"kind"`
+	Tool    string    `json:"tool,omitempty"`
+	Input   string    `json:"input,omitempty"` // the command or tool arguments
+	Exit    *int      `json:"exit,omitempty"`  // exit status when known
+	Created time.Time `json:"created"`
+
+	Bytes  int64 `json:"bytes"`  // raw body size
+	Lines  int64 `json:"lines"`  // number of lines of the body (a last line without '\n' counts)
+	Tokens int64 `json:"tokens"` // body tokens under memex's tokenizer
+
+	// Summary is derived from the content at write time (deterministic);
+	// AgentSummary is what the writer supplied, shown first when present.
+	Summary      string `json:"summary"`
+	AgentSummary string `json:"agent_summary,omitempty"`
+
+	Hash    string   `json:"hash"` // "sha256:<hex>" of the body
+	Aliases []string `json:"aliases,omitempty"`
+
+	// Attrs carries format-specific facts (host record ids, parent session,
+	// compaction markers) that have no field of their own.
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+// DisplaySummary is the line shown for the entry: the agent's own summary
+// when given, else the derived one.
+func (e *Entry) DisplaySummary() string {
+	if e.AgentSummary != "" {
+		return e.AgentSummary
+	}
+	return e.Summary
+}
+
+// IntPtr returns a pointer to v, for Entry.Exit.
+func IntPtr(v int) *int { return &v }
+
+// Body is the source of an entry's content for writers: any reader. Its
+// bytes are stored exactly.
+type Body = io.Reader

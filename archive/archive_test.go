@@ -1,0 +1,459 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+func openMem(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func add(t testing.TB, s *Store, e memex.Entry, body []byte) memex.Entry {
+	t.Helper()
+	got, err := s.Add(context.Background(), e, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func readAll(t testing.TB, s *Store, id memex.ID) []byte {
+	t.Helper()
+	b, err := s.ReadAll(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// bigText makes n bytes of log-like lines.
+func bigText(n int, seed int64) []byte {
+	r := rand.New(rand.NewSource(seed))
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "line %d: ok pkg/%d/file_%d.go:%d value=%x\n", i, r.Intn(50), r.Intn(400), r.Intn(999), r.Int63())
+	}
+	return b.Bytes()[:n]
+}
+
+func TestRoundTripIsByteIdentical(t *testing.T) {
+	s := openMem(t)
+	cases := map[string][]byte{
+		"empty":        {},
+		"one line":     []byte("hello\n"),
+		"no newline":   []byte("hello"),
+		"binary":       {0, 1, 2, 0xff, 0xfe, '\n', 0, 0x80},
+		"invalid utf8": []byte("caf\xe9 \xc3\x28 ok\n"),
+		"crlf":         []byte("a\r\nb\r\n"),
+		"multi chunk":  bigText(3*ChunkSize+123, 1),
+		"streamed":     randomBytes(FlushSize*2+ChunkSize/2, 2), // passes through unsynced flushes
+	}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := add(t, s, memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "cat x"}, body)
+			if got := readAll(t, s, e.ID); !bytes.Equal(got, body) {
+				t.Fatalf("round trip differs: got %d bytes, want %d", len(got), len(body))
+			}
+			if e.Bytes != int64(len(body)) {
+				t.Errorf("Bytes = %d, want %d", e.Bytes, len(body))
+			}
+			want := int64(bytes.Count(body, []byte("\n")))
+			if len(body) > 0 && body[len(body)-1] != '\n' {
+				want++
+			}
+			if e.Lines != want {
+				t.Errorf("Lines = %d, want %d", e.Lines, want)
+			}
+			if len(e.Summary) == 0 || len(e.Summary) > 200 {
+				t.Errorf("summary %q", e.Summary)
+			}
+			got, err := s.Get(context.Background(), e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Hash != e.Hash || got.Tokens != e.Tokens || got.Summary != e.Summary {
+				t.Errorf("stored metadata %+v differs from returned %+v", got, e)
+			}
+		})
+	}
+}
+
+// randomBytes makes n incompressible bytes (with a newline now and then),
+// so that the compressed size passes FlushSize.
+func randomBytes(n int, seed int64) []byte {
+	b := make([]byte, n)
+	rand.New(rand.NewSource(seed)).Read(b)
+	return b
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, b)
+			break
+		}
+		out = append(out, b[:i+1])
+		b = b[i+1:]
+	}
+	return out
+}
+
+func TestLinesReadsExactRanges(t *testing.T) {
+	s := openMem(t)
+	body := bigText(5*ChunkSize+77, 3) // ends without a newline
+	e := add(t, s, memex.Entry{}, body)
+	lines := splitLines(body)
+	if int64(len(lines)) != e.Lines {
+		t.Fatalf("Lines = %d, want %d", e.Lines, len(lines))
+	}
+	n := int64(len(lines))
+	ranges := [][2]int64{{1, 1}, {1, 3}, {2, 2}, {n, n}, {n - 5, 0}, {n / 2, n/2 + 2000}, {1, n + 10}, {n - 1, n + 1}}
+	// Lines that straddle chunk boundaries.
+	var pos int64
+	for i, l := range lines {
+		end := pos + int64(len(l))
+		if pos/ChunkSize != (end-1)/ChunkSize {
+			ranges = append(ranges, [2]int64{int64(i + 1), int64(i + 1)}, [2]int64{int64(i), int64(i + 2)})
+		}
+		pos = end
+	}
+	for _, r := range ranges {
+		rc, err := s.Lines(context.Background(), e.ID, r[0], r[1])
+		if err != nil {
+			t.Fatalf("%v: %v", r, err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hi := r[1]
+		if hi <= 0 || hi > n {
+			hi = n
+		}
+		want := bytes.Join(lines[r[0]-1:hi], nil)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("lines %d:%d: got %d bytes, want %d", r[0], r[1], len(got), len(want))
+		}
+	}
+	for _, bad := range [][2]int64{{0, 1}, {3, 2}, {n + 1, 0}} {
+		if _, err := s.Lines(context.Background(), e.ID, bad[0], bad[1]); !errors.Is(err, memex.ErrInvalid) {
+			t.Errorf("lines %v: err = %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+func TestDedupStoresIdenticalBodiesOnce(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	body := bigText(ChunkSize+10, 4)
+	a := add(t, s, memex.Entry{Session: "s1"}, body)
+	b := add(t, s, memex.Entry{Session: "s2"}, body)
+	big := randomBytes(FlushSize+3*ChunkSize, 5)
+	c := add(t, s, memex.Entry{}, big)
+	d := add(t, s, memex.Entry{}, big) // streamed, then dropped as a duplicate
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Entries != 4 || st.Bodies != 2 {
+		t.Fatalf("entries %d bodies %d, want 4 and 2", st.Entries, st.Bodies)
+	}
+	if st.DedupSaved() != int64(len(body)+len(big)) {
+		t.Errorf("dedup saved %d, want %d", st.DedupSaved(), len(body)+len(big))
+	}
+	if err := s.Delete(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, b.ID); !bytes.Equal(got, body) {
+		t.Fatal("deleting one reference lost the shared body")
+	}
+	if err := s.Delete(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, d.ID); !bytes.Equal(got, big) {
+		t.Fatal("streamed duplicate not readable")
+	}
+	for _, id := range []memex.ID{c.ID, d.ID} {
+		if err := s.Delete(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ = s.Stats(ctx)
+	if st.Entries != 0 || st.Bodies != 0 || st.StoredBytes != 0 {
+		t.Fatalf("after deleting everything: %+v", st)
+	}
+	// The body is stored anew after it was dropped.
+	e := add(t, s, memex.Entry{}, body)
+	if got := readAll(t, s, e.ID); !bytes.Equal(got, body) {
+		t.Fatal("re-added body differs")
+	}
+}
+
+func TestResolveAliases(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	a := add(t, s, memex.Entry{Project: "p1", Aliases: []string{"toolu_1", "shared"}}, []byte("a"))
+	b := add(t, s, memex.Entry{Project: "p2", Aliases: []string{"shared"}}, []byte("b"))
+	if id, err := s.Resolve(ctx, "toolu_1", ""); err != nil || id != a.ID {
+		t.Fatalf("resolve toolu_1 = %v, %v", id, err)
+	}
+	if id, err := s.Resolve(ctx, strings.ToLower(b.ID.String()), ""); err != nil || id != b.ID {
+		t.Fatalf("resolve lower-case id = %v, %v", id, err)
+	}
+	_, err := s.Resolve(ctx, "shared", "")
+	if !errors.Is(err, memex.ErrAmbiguous) || !strings.Contains(err.Error(), a.ID.String()) || !strings.Contains(err.Error(), b.ID.String()) {
+		t.Fatalf("ambiguous alias: %v", err)
+	}
+	if id, err := s.Resolve(ctx, "shared", "p2"); err != nil || id != b.ID {
+		t.Fatalf("narrowed alias = %v, %v", id, err)
+	}
+	if _, err := s.Resolve(ctx, "nope", ""); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("unknown alias: %v", err)
+	}
+	if _, err := s.Resolve(ctx, memex.NewID(time.Now()).String(), ""); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+	if err := s.Delete(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Resolve(ctx, "shared", ""); err != nil || id != b.ID {
+		t.Fatalf("alias after delete = %v, %v", id, err)
+	}
+	if _, err := s.Add(ctx, memex.Entry{Aliases: []string{a.ID.String()}}, nil); !errors.Is(err, memex.ErrInvalid) {
+		t.Fatalf("ID-shaped alias accepted: %v", err)
+	}
+}
+
+func TestSessionOrderAndTimeScan(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	var want []memex.ID
+	for i := 0; i < 5; i++ {
+		e := add(t, s, memex.Entry{Session: "sess", Created: t0.Add(time.Duration(i) * time.Minute)}, []byte{byte(i)})
+		want = append(want, e.ID)
+	}
+	add(t, s, memex.Entry{Session: "other", Created: t0}, nil)
+	var got []memex.ID
+	if err := s.Session(ctx, "sess", func(e memex.Entry) error { got = append(got, e.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("session order %v, want %v", got, want)
+	}
+	got = nil
+	if err := s.Scan(ctx, t0.Add(time.Minute), t0.Add(3*time.Minute), func(e memex.Entry) error { got = append(got, e.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want[1:3]) {
+		t.Fatalf("scan %v, want %v", got, want[1:3])
+	}
+	if err := s.Session(ctx, "missing", func(memex.Entry) error { return nil }); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("missing session: %v", err)
+	}
+	ss, err := s.Sessions(ctx)
+	if err != nil || len(ss) != 2 || ss[1].Session != "sess" || ss[1].Entries != 5 {
+		t.Fatalf("sessions %+v %v", ss, err)
+	}
+}
+
+func TestReopenKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bigText(2*ChunkSize, 6)
+	e := add(t, s, memex.Entry{Aliases: []string{"k"}}, body)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	s, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, err := s.Resolve(context.Background(), "k", "")
+	if err != nil || id != e.ID {
+		t.Fatalf("resolve after reopen: %v %v", id, err)
+	}
+	if got := readAll(t, s, id); !bytes.Equal(got, body) {
+		t.Fatal("body differs after reopen")
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Set(schemaKey, []byte("99"), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(dir, nil)
+	if !errors.Is(err, memex.ErrSchema) || !strings.Contains(err.Error(), "v99") {
+		t.Fatalf("open of newer schema: %v", err)
+	}
+}
+
+func TestInterruptedStreamIsDroppedAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := memex.NewID(time.Now())
+	w := s.newBodyWriter(id)
+	if err := w.readFrom(context.Background(), bytes.NewReader(randomBytes(FlushSize+ChunkSize, 7))); err != nil {
+		t.Fatal(err)
+	}
+	if !w.flushed {
+		t.Fatal("expected a flushed partial body")
+	}
+	w.close() // the process dies here: no metadata was committed
+	s.Close()
+	s, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.StoredBytes != 0 || st.Entries != 0 {
+		t.Fatalf("orphaned chunks survived reopen: %+v", st)
+	}
+}
+
+func TestVerifyFindsCorruption(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	good := add(t, s, memex.Entry{}, []byte("fine\n"))
+	bad := add(t, s, memex.Entry{}, bigText(1000, 8))
+	var probs []Problem
+	n, err := s.Verify(ctx, func(p Problem) { probs = append(probs, p) })
+	if err != nil || n != 2 || len(probs) != 0 {
+		t.Fatalf("clean verify: n=%d probs=%v err=%v", n, probs, err)
+	}
+	r, _ := s.getRecord(bad.ID)
+	if err := s.db.Set(chunkKey(r.Body, 0), append([]byte{codecRaw}, bytes.Repeat([]byte("x"), 1000)...), nil); err != nil {
+		t.Fatal(err)
+	}
+	n, err = s.Verify(ctx, func(p Problem) { probs = append(probs, p) })
+	if err != nil || n != 2 || len(probs) != 1 || probs[0].ID != bad.ID {
+		t.Fatalf("verify after corruption: n=%d probs=%v err=%v", n, probs, err)
+	}
+	_ = good
+}
+
+func TestConcurrentAddsGetDistinctIDs(t *testing.T) {
+	s, err := Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n = 40
+	ids := make([]memex.ID, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			body := []byte(fmt.Sprintf("entry %d\n", i%7)) // some identical bodies race on dedup
+			e, err := s.Add(context.Background(), memex.Entry{Session: "c"}, bytes.NewReader(body))
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids[i] = e.ID
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seen := map[memex.ID]bool{}
+	for i, id := range ids {
+		if seen[id] {
+			t.Fatalf("duplicate id %s", id)
+		}
+		seen[id] = true
+		if got := readAll(t, s, id); string(got) != fmt.Sprintf("entry %d\n", i%7) {
+			t.Fatalf("entry %d reads %q", i, got)
+		}
+	}
+}
+
+func TestCancelledAddStoresNothing(t *testing.T) {
+	s := openMem(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader([]byte("x"))); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	st, _ := s.Stats(context.Background())
+	if st.Entries != 0 {
+		t.Fatalf("entries = %d", st.Entries)
+	}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("hello\nworld\n"), int64(1), int64(2))
+	f.Add([]byte{0, 0xff, '\n'}, int64(2), int64(0))
+	f.Add([]byte(""), int64(1), int64(1))
+	s, err := Open("", &Options{InMemory: true, NoSync: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	f.Fuzz(func(t *testing.T, body []byte, from, to int64) {
+		e := add(t, s, memex.Entry{}, body)
+		if got := readAll(t, s, e.ID); !bytes.Equal(got, body) {
+			t.Fatalf("round trip differs")
+		}
+		if from < 1 || from > e.Lines || (to > 0 && to < from) {
+			return
+		}
+		rc, err := s.Lines(context.Background(), e.ID, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(rc)
+		lines := splitLines(body)
+		hi := to
+		if hi <= 0 || hi > int64(len(lines)) {
+			hi = int64(len(lines))
+		}
+		if want := bytes.Join(lines[from-1:hi], nil); !bytes.Equal(got, want) {
+			t.Fatalf("lines %d:%d = %q, want %q", from, to, got, want)
+		}
+	})
+}

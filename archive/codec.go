@@ -1,0 +1,80 @@
+package archive
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/memex-archive/memex"
+)
+
+// ChunkSize is the raw size of a body chunk. Large enough that zstd's ratio
+// is within a few percent of whole-file compression, small enough that a
+// line range of a multi-gigabyte body costs one or two chunks.
+const ChunkSize = 256 << 10
+
+// maxDecoded bounds what the decoder will allocate for one value: a chunk
+// never decodes to more than ChunkSize, so anything larger is corrupt.
+const maxDecoded = ChunkSize
+
+var (
+	zOnce sync.Once
+	zEnc  *zstd.Encoder
+	zDec  *zstd.Decoder
+)
+
+// codecs builds the one shared encoder and decoder lazily; both are safe for
+// concurrent EncodeAll/DecodeAll.
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	zOnce.Do(func() {
+		var err error
+		zEnc, err = zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithEncoderCRC(false), // the entry's sha256 covers the body
+			zstd.WithWindowSize(ChunkSize),
+			zstd.WithZeroFrames(true))
+		if err != nil {
+			panic("archive: zstd encoder: " + err.Error())
+		}
+		zDec, err = zstd.NewReader(nil,
+			zstd.WithDecoderMaxMemory(maxDecoded+1),
+			zstd.WithDecoderConcurrency(0))
+		if err != nil {
+			panic("archive: zstd decoder: " + err.Error())
+		}
+	})
+	return zEnc, zDec
+}
+
+// encodeChunk returns the stored form of raw: a zstd frame, or raw bytes
+// when compression does not pay.
+func encodeChunk(dst, raw []byte) []byte {
+	enc, _ := codecs()
+	dst = append(dst[:0], codecZstd)
+	dst = enc.EncodeAll(raw, dst)
+	if len(dst)-1 >= len(raw) {
+		dst = append(dst[:0], codecRaw)
+		dst = append(dst, raw...)
+	}
+	return dst
+}
+
+// decodeChunk appends the raw bytes of a stored chunk to dst.
+func decodeChunk(dst, stored []byte) ([]byte, error) {
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("empty value: %w", memex.ErrCorrupt)
+	}
+	switch stored[0] {
+	case codecRaw:
+		return append(dst, stored[1:]...), nil
+	case codecZstd:
+		_, dec := codecs()
+		out, err := dec.DecodeAll(stored[1:], dst)
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %v: %w", err, memex.ErrCorrupt)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("unknown codec %d: %w", stored[0], memex.ErrCorrupt)
+	}
+}

@@ -1,0 +1,50 @@
+// Package archive is memex's system of record: every entry's metadata and
+// its exact body, compressed, in one Pebble database.
+//
+// # Key schema (version 1)
+//
+// Every key starts with a one-byte prefix. IDs are the raw 16 bytes of a
+// ULID, so key order is time order. Variable-length names (sessions,
+// aliases) are written as uvarint(len) + bytes so that no byte value of a
+// name can confuse a prefix scan.
+//
+//	"\x00schema"                      -> decimal schema version ("1")
+//	'm' id                            -> entry metadata (codec byte + JSON of record)
+//	'c' body(16) idx(4, big endian)   -> one body chunk (codec byte + data)
+//	't' body(16)                      -> chunk table of a body (codec byte + uvarints)
+//	'h' sha256(32)                    -> body(16): content-addressed dedup
+//	'r' body(16) id(16)               -> empty: entry id references body
+//	'p' body(16)                      -> empty: body being streamed, not yet committed
+//	's' uvarint(len) session id       -> empty: session order
+//	'a' uvarint(len) alias id         -> empty: alias names id
+//	'i' id                            -> empty: entry not yet indexed
+//	'k' name                          -> small named state of other packages
+//
+// A body is identified by the ID of the entry that first stored it. Bodies
+// are cut into chunks of ChunkSize raw bytes; each chunk is compressed with
+// zstd on its own, so reading a line range decompresses only the chunks that
+// hold it. The chunk table records each chunk's raw length and newline
+// count, from which a line number maps to a chunk.
+//
+// Values carry a one-byte codec tag: codecRaw (0) stores bytes as they are,
+// codecZstd (1) a zstd frame. A chunk that zstd does not shrink is stored
+// raw. Metadata is stored as JSON (codecJSON, 2) so that fields can be added
+// without a schema change; a new field that old readers must not ignore
+// requires a new schema version.
+//
+// # Durability
+//
+// One entry is one Pebble batch (metadata, chunk table, last chunks, session
+// order, aliases, body reference, pending-index marker) committed with
+// sync; Add returns only after that commit. Pebble commits concurrent
+// batches in one WAL sync (group commit). A body larger than FlushSize is
+// streamed: its first chunks go out in unsynced batches marked by a 'p'
+// key, and the final batch removes the marker atomically with the metadata.
+// Open deletes the chunks of any body still marked, which is all that a
+// crash during a large add can leave behind.
+//
+// # Schema versions
+//
+// Open refuses a store whose schema version is newer than SchemaVersion
+// (memex.ErrSchema, with the versions named) instead of misreading it.
+package archive

@@ -1,0 +1,283 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/memex-archive/memex"
+)
+
+// Delete removes entry id: its metadata, aliases, session order and
+// pending marker, and its body when no other entry references it. A missing
+// entry is memex.ErrNotFound.
+func (s *Store) Delete(ctx context.Context, id memex.ID) error {
+	if s.opts.ReadOnly {
+		return fmt.Errorf("archive: delete: store opened read-only: %w", memex.ErrInvalid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.getRecord(id)
+	if err != nil {
+		return fmt.Errorf("archive: delete %s: %w", id, err)
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Delete(idKey(prefixMeta, id), nil)
+	_ = b.Delete(idKey(prefixPending, id), nil)
+	_ = b.Delete(refKey(r.Body, id), nil)
+	if r.Session != "" {
+		_ = b.Delete(nameIDKey(prefixSession, r.Session, id), nil)
+	}
+	for _, a := range r.Aliases {
+		_ = b.Delete(nameIDKey(prefixAlias, a, id), nil)
+	}
+	others := false
+	refs := idKey(prefixRef, r.Body)
+	err = s.scanPrefix(ctx, refs, func(k, _ []byte) error {
+		if trailingID(k) != id {
+			others = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return fmt.Errorf("archive: delete %s: %w", id, err)
+	}
+	if !others {
+		lo := idKey(prefixChunk, r.Body)
+		_ = b.DeleteRange(lo, prefixEnd(lo), nil)
+		_ = b.Delete(idKey(prefixTable, r.Body), nil)
+		if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil {
+			if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, r.Body[:]) {
+				_ = b.Delete(hashKey(sum), nil)
+			}
+		}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("archive: delete %s: %w", id, err)
+	}
+	return nil
+}
+
+var errStop = errors.New("stop")
+
+func trimHash(h string) string {
+	const p = "sha256:"
+	if len(h) > len(p) && h[:len(p)] == p {
+		return h[len(p):]
+	}
+	return h
+}
+
+// GetState returns the value stored under name by SetState, or
+// memex.ErrNotFound. Other packages keep small bookkeeping here (ingest
+// progress per file) so that it shares the archive's durability.
+func (s *Store) GetState(ctx context.Context, name string) ([]byte, error) {
+	v, err := s.get(append([]byte{prefixState}, name...))
+	if err != nil {
+		return nil, fmt.Errorf("archive: state %q: %w", name, err)
+	}
+	return v, nil
+}
+
+// SetState stores value under name, durably.
+func (s *Store) SetState(ctx context.Context, name string, value []byte) error {
+	if err := s.db.Set(append([]byte{prefixState}, name...), value, s.wo); err != nil {
+		return fmt.Errorf("archive: state %q: %w", name, err)
+	}
+	return nil
+}
+
+// Pending calls fn with the ID of every entry not yet marked indexed, in ID
+// order.
+func (s *Store) Pending(ctx context.Context, fn func(memex.ID) error) error {
+	return s.scanPrefix(ctx, []byte{prefixPending}, func(k, _ []byte) error {
+		if len(k) != 17 {
+			return nil
+		}
+		return fn(trailingID(k))
+	})
+}
+
+// MarkPending marks entries as not yet indexed (a full reindex marks all).
+func (s *Store) MarkPending(ctx context.Context, ids ...memex.ID) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, id := range ids {
+		_ = b.Set(idKey(prefixPending, id), nil, nil)
+	}
+	return b.Commit(s.wo)
+}
+
+// ClearPending marks entries as indexed.
+func (s *Store) ClearPending(ctx context.Context, ids ...memex.ID) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, id := range ids {
+		_ = b.Delete(idKey(prefixPending, id), nil)
+	}
+	if err := b.Commit(s.wo); err != nil {
+		return fmt.Errorf("archive: clear pending: %w", err)
+	}
+	return nil
+}
+
+// Problem is one defect found by Verify.
+type Problem struct {
+	ID      memex.ID `json:"id"`
+	Message string   `json:"message"`
+}
+
+// Verify reads every entry's body, checks that it decodes, has the size,
+// line count and hash its metadata records, and calls fn for each problem.
+// It returns the number of entries checked.
+func (s *Store) Verify(ctx context.Context, fn func(Problem)) (int, error) {
+	n := 0
+	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
+		n++
+		id := trailingID(k)
+		r, err := decodeRecord(v)
+		if err != nil {
+			fn(Problem{ID: id, Message: err.Error()})
+			return nil
+		}
+		rc, err := s.Body(ctx, id)
+		if err != nil {
+			fn(Problem{ID: id, Message: err.Error()})
+			return nil
+		}
+		defer rc.Close()
+		h := sha256.New()
+		lc := &lineCounter{}
+		size, err := io.Copy(io.MultiWriter(h, lc), rc)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fn(Problem{ID: id, Message: err.Error()})
+			return nil
+		}
+		var msgs []string
+		if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != r.Hash {
+			msgs = append(msgs, fmt.Sprintf("content hash %s, metadata says %s", got, r.Hash))
+		}
+		if size != r.Bytes {
+			msgs = append(msgs, fmt.Sprintf("%d bytes, metadata says %d", size, r.Bytes))
+		}
+		if l := lc.lines(); l != r.Lines {
+			msgs = append(msgs, fmt.Sprintf("%d lines, metadata says %d", l, r.Lines))
+		}
+		if len(msgs) > 0 {
+			fn(Problem{ID: id, Message: strings.Join(msgs, "; ")})
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("archive: verify: %w", err)
+	}
+	return n, nil
+}
+
+type lineCounter struct {
+	nl   int64
+	n    int64
+	last byte
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		c.nl += int64(bytes.Count(p, []byte{'\n'}))
+		c.n += int64(len(p))
+		c.last = p[len(p)-1]
+	}
+	return len(p), nil
+}
+
+func (c *lineCounter) lines() int64 {
+	if c.n == 0 || c.last == '\n' {
+		return c.nl
+	}
+	return c.nl + 1
+}
+
+// Stats describes the whole store.
+type Stats struct {
+	Entries     int64 `json:"entries"`
+	Sessions    int64 `json:"sessions"`
+	Bodies      int64 `json:"bodies"`       // distinct bodies stored
+	RawBytes    int64 `json:"raw_bytes"`    // sum of every entry's size
+	UniqueBytes int64 `json:"unique_bytes"` // raw size of distinct bodies
+	StoredBytes int64 `json:"stored_bytes"` // compressed chunk bytes of distinct bodies
+	DiskBytes   int64 `json:"disk_bytes"`   // the database's files on disk
+	Tokens      int64 `json:"tokens"`
+	Pending     int64 `json:"pending_index"` // entries not yet indexed
+}
+
+// Ratio is raw bytes per stored byte.
+func (st Stats) Ratio() float64 {
+	if st.StoredBytes == 0 {
+		return 0
+	}
+	return float64(st.RawBytes) / float64(st.StoredBytes)
+}
+
+// DedupSaved is the raw bytes not stored again thanks to dedup.
+func (st Stats) DedupSaved() int64 { return st.RawBytes - st.UniqueBytes }
+
+// Stats scans the store's keys (not the bodies) and sums them up.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	sessions := map[string]struct{}{}
+	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
+		r, err := decodeRecord(v)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", trailingID(k), err)
+		}
+		st.Entries++
+		st.RawBytes += r.Bytes
+		st.Tokens += r.Tokens
+		if r.Session != "" {
+			sessions[r.Session] = struct{}{}
+		}
+		return nil
+	})
+	if err == nil {
+		err = s.scanPrefix(ctx, []byte{prefixTable}, func(k, v []byte) error {
+			t, err := decodeTable(v)
+			if err != nil {
+				return err
+			}
+			st.Bodies++
+			for _, sz := range t.sizes {
+				st.UniqueBytes += int64(sz)
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = s.scanPrefix(ctx, []byte{prefixChunk}, func(_, v []byte) error {
+			st.StoredBytes += int64(len(v))
+			return nil
+		})
+	}
+	if err == nil {
+		err = s.scanPrefix(ctx, []byte{prefixPending}, func(_, _ []byte) error {
+			st.Pending++
+			return nil
+		})
+	}
+	if err != nil {
+		return st, fmt.Errorf("archive: stats: %w", err)
+	}
+	st.Sessions = int64(len(sessions))
+	m := s.db.Metrics()
+	st.DiskBytes = int64(m.DiskSpaceUsage())
+	return st, nil
+}

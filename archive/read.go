@@ -1,0 +1,352 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+// Get returns the metadata of entry id without touching its body. A missing
+// entry is memex.ErrNotFound.
+func (s *Store) Get(ctx context.Context, id memex.ID) (memex.Entry, error) {
+	r, err := s.getRecord(id)
+	if err != nil {
+		return memex.Entry{}, fmt.Errorf("archive: get %s: %w", id, err)
+	}
+	return r.Entry, nil
+}
+
+func (s *Store) getRecord(id memex.ID) (record, error) {
+	v, err := s.get(idKey(prefixMeta, id))
+	if err != nil {
+		return record{}, err
+	}
+	return decodeRecord(v)
+}
+
+func decodeRecord(v []byte) (record, error) {
+	var r record
+	if len(v) == 0 || v[0] != codecJSON {
+		return r, fmt.Errorf("metadata codec: %w", memex.ErrCorrupt)
+	}
+	if err := json.Unmarshal(v[1:], &r); err != nil {
+		return r, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
+	}
+	return r, nil
+}
+
+// Resolve turns ref (an ID, or an alias) into an ID. An alias that names
+// several entries is memex.ErrAmbiguous, listing them, unless project
+// narrows it to one. A ref naming nothing is memex.ErrNotFound.
+func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return memex.ID{}, fmt.Errorf("archive: resolve: empty reference: %w", memex.ErrInvalid)
+	}
+	if id, err := memex.ParseID(ref); err == nil {
+		if _, err := s.get(idKey(prefixMeta, id)); err == nil {
+			return id, nil
+		} else if !errors.Is(err, memex.ErrNotFound) {
+			return memex.ID{}, fmt.Errorf("archive: resolve %s: %w", ref, err)
+		}
+		// An ID of nothing may still be someone's alias; fall through.
+	}
+	ids, err := s.aliasIDs(ctx, ref)
+	if err != nil {
+		return memex.ID{}, fmt.Errorf("archive: resolve %s: %w", ref, err)
+	}
+	if project != "" && len(ids) > 1 {
+		var in []memex.ID
+		for _, id := range ids {
+			if r, err := s.getRecord(id); err == nil && r.Project == project {
+				in = append(in, id)
+			}
+		}
+		ids = in
+	}
+	switch len(ids) {
+	case 0:
+		return memex.ID{}, fmt.Errorf("archive: %s: %w", ref, memex.ErrNotFound)
+	case 1:
+		return ids[0], nil
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = id.String()
+		if r, err := s.getRecord(id); err == nil && r.Project != "" {
+			names[i] += " (project " + r.Project + ")"
+		}
+	}
+	return memex.ID{}, fmt.Errorf("archive: alias %q names %d entries: %s; narrow it with --project: %w",
+		ref, len(ids), strings.Join(names, ", "), memex.ErrAmbiguous)
+}
+
+// Aliases returns the IDs an alias names, oldest first.
+func (s *Store) aliasIDs(ctx context.Context, alias string) ([]memex.ID, error) {
+	var ids []memex.ID
+	p := nameKey(prefixAlias, alias)
+	err := s.scanPrefix(ctx, p, func(k, _ []byte) error {
+		if len(k) == len(p)+16 {
+			ids = append(ids, trailingID(k))
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// Body streams the exact content of entry id. The caller must Close it.
+func (s *Store) Body(ctx context.Context, id memex.ID) (io.ReadCloser, error) {
+	return s.Lines(ctx, id, 1, 0)
+}
+
+// ReadAll returns the whole content of entry id. Use Body for content of
+// unknown size.
+func (s *Store) ReadAll(ctx context.Context, id memex.ID) ([]byte, error) {
+	rc, err := s.Body(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// Lines streams lines from..to (1-based, inclusive, each with its '\n')
+// of entry id; to <= 0 means to the end. Only the chunks holding those
+// lines are read. A from beyond the last line is memex.ErrInvalid.
+func (s *Store) Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error) {
+	r, err := s.getRecord(id)
+	if err != nil {
+		return nil, fmt.Errorf("archive: read %s: %w", id, err)
+	}
+	if from < 1 || (to > 0 && to < from) {
+		return nil, fmt.Errorf("archive: read %s: line range %d:%d: %w", id, from, to, memex.ErrInvalid)
+	}
+	if from > 1 && from > r.Lines {
+		return nil, fmt.Errorf("archive: read %s: line %d is past the end (%d lines): %w", id, from, r.Lines, memex.ErrInvalid)
+	}
+	tv, err := s.get(idKey(prefixTable, r.Body))
+	if err != nil {
+		if errors.Is(err, memex.ErrNotFound) {
+			err = fmt.Errorf("body %s missing: %w", r.Body, memex.ErrCorrupt)
+		}
+		return nil, fmt.Errorf("archive: read %s: %w", id, err)
+	}
+	t, err := decodeTable(tv)
+	if err != nil {
+		return nil, fmt.Errorf("archive: read %s: %w", id, err)
+	}
+	br := &bodyReader{ctx: ctx, s: s, body: r.Body, t: t, id: id}
+	if from == 1 && to <= 0 {
+		return br, nil
+	}
+	// Start at the chunk holding newline number from-1 (the one that ends
+	// the line before from), then skip within it.
+	var before int64 // newlines before chunk br.next
+	skip := from - 1
+	for br.next < len(t.sizes) && skip > 0 && before+int64(t.nls[br.next]) < skip {
+		before += int64(t.nls[br.next])
+		br.next++
+	}
+	lr := &lineReader{r: br, skip: skip - before, want: -1}
+	if to > 0 {
+		lr.want = to - from + 1
+	}
+	return lr, nil
+}
+
+// bodyReader yields a body's chunks in order, decompressing one at a time.
+type bodyReader struct {
+	ctx  context.Context
+	s    *Store
+	id   memex.ID
+	body memex.ID
+	t    chunkTable
+	next int
+	buf  []byte
+	off  int
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	for b.off >= len(b.buf) {
+		if b.next >= len(b.t.sizes) {
+			return 0, io.EOF
+		}
+		if err := b.ctx.Err(); err != nil {
+			return 0, err
+		}
+		v, err := b.s.get(chunkKey(b.body, uint32(b.next)))
+		if err != nil {
+			if errors.Is(err, memex.ErrNotFound) {
+				err = fmt.Errorf("chunk %d missing: %w", b.next, memex.ErrCorrupt)
+			}
+			return 0, fmt.Errorf("archive: read %s: %w", b.id, err)
+		}
+		b.buf, err = decodeChunk(b.buf[:0], v)
+		if err != nil {
+			return 0, fmt.Errorf("archive: read %s: chunk %d: %w", b.id, b.next, err)
+		}
+		if len(b.buf) != int(b.t.sizes[b.next]) {
+			return 0, fmt.Errorf("archive: read %s: chunk %d has %d bytes, table says %d: %w",
+				b.id, b.next, len(b.buf), b.t.sizes[b.next], memex.ErrCorrupt)
+		}
+		b.next++
+		b.off = 0
+	}
+	n := copy(p, b.buf[b.off:])
+	b.off += n
+	return n, nil
+}
+
+func (b *bodyReader) Close() error { b.buf = nil; return nil }
+
+// lineReader skips skip newlines, then passes want lines (want < 0: all).
+type lineReader struct {
+	r    *bodyReader
+	skip int64
+	want int64
+	done bool
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	for !l.done {
+		n, err := l.r.Read(p)
+		chunk := p[:n]
+		for l.skip > 0 && len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				chunk = nil
+				break
+			}
+			chunk = chunk[i+1:]
+			l.skip--
+		}
+		if l.skip == 0 && l.want >= 0 {
+			end := 0
+			for end < len(chunk) && l.want > 0 {
+				i := bytes.IndexByte(chunk[end:], '\n')
+				if i < 0 {
+					end = len(chunk)
+					break
+				}
+				end += i + 1
+				l.want--
+			}
+			chunk = chunk[:end]
+			if l.want == 0 {
+				l.done = true
+			}
+		}
+		if len(chunk) > 0 || err != nil {
+			m := copy(p, chunk) // chunk is a suffix window of p: copy moves it down
+			if err == io.EOF {
+				l.done = true
+				if m > 0 {
+					return m, nil
+				}
+			}
+			return m, err
+		}
+	}
+	return 0, io.EOF
+}
+
+func (l *lineReader) Close() error { return l.r.Close() }
+
+// Session calls fn with the entries of session in ID (time) order.
+func (s *Store) Session(ctx context.Context, session string, fn func(memex.Entry) error) error {
+	p := nameKey(prefixSession, session)
+	var ids []memex.ID
+	err := s.scanPrefix(ctx, p, func(k, _ []byte) error {
+		if len(k) == len(p)+16 {
+			ids = append(ids, trailingID(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("archive: session %q: %w", session, err)
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("archive: session %q: %w", session, memex.ErrNotFound)
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := s.getRecord(id)
+		if err != nil {
+			return fmt.Errorf("archive: session %q: entry %s: %w", session, id, err)
+		}
+		if err := fn(r.Entry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Scan calls fn with every entry whose ID time lies in [from, to), in ID
+// order. A zero from or to leaves that side open.
+func (s *Store) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error {
+	lo := []byte{prefixMeta}
+	hi := []byte{prefixMeta + 1}
+	if !from.IsZero() {
+		lo = idKey(prefixMeta, memex.IDFloor(from))
+	}
+	if !to.IsZero() {
+		hi = idKey(prefixMeta, memex.IDFloor(to))
+	}
+	return s.scanRange(ctx, lo, hi, func(k, v []byte) error {
+		r, err := decodeRecord(v)
+		if err != nil {
+			return fmt.Errorf("archive: scan: entry %s: %w", trailingID(k), err)
+		}
+		return fn(r.Entry)
+	})
+}
+
+// SessionInfo sums up one session.
+type SessionInfo struct {
+	Session string
+	Entries int
+}
+
+// Sessions lists every session name with its entry count, sorted by name.
+func (s *Store) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	counts := map[string]int{}
+	lo := []byte{prefixSession}
+	err := s.scanPrefix(ctx, lo, func(k, _ []byte) error {
+		name, ok := keyName(k)
+		if ok {
+			counts[name]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive: sessions: %w", err)
+	}
+	out := make([]SessionInfo, 0, len(counts))
+	for n, c := range counts {
+		out = append(out, SessionInfo{Session: n, Entries: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Session < out[j].Session })
+	return out, nil
+}
+
+// keyName extracts the name of a prefix uvarint(len) name id key.
+func keyName(k []byte) (string, bool) {
+	if len(k) < 2 {
+		return "", false
+	}
+	n, w := uvarint(k[1:])
+	if w <= 0 || 1+w+int(n)+16 != len(k) {
+		return "", false
+	}
+	return string(k[1+w : 1+w+int(n)]), true
+}

@@ -1,0 +1,243 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/memex-archive/memex"
+)
+
+// Options configure a Store. The zero value is ready to use.
+type Options struct {
+	// InMemory keeps the store in memory (tests); dir is ignored.
+	InMemory bool
+	// ReadOnly opens an existing store without writing to it.
+	ReadOnly bool
+	// NoSync skips the fsync of each add (benchmarks and bulk imports that
+	// call Sync at the end). Default false: every Add is durable on return.
+	NoSync bool
+	// Logger receives Pebble's and the store's own log lines. Default: a
+	// logger that drops them (a CLI prints only what it means to).
+	Logger *slog.Logger
+}
+
+// Store is an open archive. It is safe for concurrent use by many
+// goroutines; one process at a time may open a directory (Pebble holds a
+// lock file).
+type Store struct {
+	db       *pebble.DB
+	opts     Options
+	wo       *pebble.WriteOptions
+	log      *slog.Logger
+	// mu is held shared by Add from the dedup look-up to the commit, and
+	// exclusively by Delete, so a body is never dropped while an add that
+	// found it by hash is about to reference it.
+	mu        sync.RWMutex
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) the store in dir. It checks the schema
+// version and removes what an interrupted streaming add left behind.
+func Open(dir string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	po := &pebble.Options{
+		Logger:   pebbleLogger{o.Logger},
+		ReadOnly: o.ReadOnly,
+		// A small memtable keeps the write-ahead log that the next process
+		// must replay at open short: a cold CLI call pays for that replay.
+		MemTableSize: 8 << 20,
+	}
+	if o.InMemory {
+		po.FS = vfs.NewMem()
+		dir = ""
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
+	}
+	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync}
+	if o.NoSync {
+		s.wo = pebble.NoSync
+	}
+	if err := s.checkSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !o.ReadOnly {
+		if err := s.dropUnfinished(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Close releases the store. It is safe to call twice and returns the first
+// error.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.closeErr = s.db.Close()
+		if s.closeErr != nil {
+			s.closeErr = fmt.Errorf("archive: close: %w", s.closeErr)
+		}
+	})
+	return s.closeErr
+}
+
+// Sync makes every earlier write durable (for stores opened with NoSync).
+func (s *Store) Sync() error {
+	return s.db.LogData(nil, pebble.Sync)
+}
+
+func (s *Store) checkSchema() error {
+	v, closer, err := s.db.Get(schemaKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		empty, err := s.isEmpty()
+		if err != nil {
+			return err
+		}
+		if !empty {
+			return fmt.Errorf("archive: store has data but no schema version: %w", memex.ErrSchema)
+		}
+		if s.opts.ReadOnly {
+			return nil
+		}
+		if err := s.db.Set(schemaKey, []byte(strconv.Itoa(SchemaVersion)), pebble.Sync); err != nil {
+			return fmt.Errorf("archive: write schema version: %w", err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("archive: read schema version: %w", err)
+	}
+	defer closer.Close()
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return fmt.Errorf("archive: schema version %q: %w", v, memex.ErrSchema)
+	}
+	if n != SchemaVersion {
+		if n > SchemaVersion {
+			return fmt.Errorf("archive: store schema v%d is newer than this memex understands (v%d): upgrade memex: %w", n, SchemaVersion, memex.ErrSchema)
+		}
+		return fmt.Errorf("archive: store schema v%d is older than v%d and no migration exists: %w", n, SchemaVersion, memex.ErrSchema)
+	}
+	return nil
+}
+
+func (s *Store) isEmpty() (bool, error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return false, err
+	}
+	defer it.Close()
+	return !it.First(), it.Error()
+}
+
+// dropUnfinished deletes the chunks of bodies whose streaming add never
+// committed.
+func (s *Store) dropUnfinished() error {
+	lo := []byte{prefixProgress}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+	if err != nil {
+		return fmt.Errorf("archive: recover: %w", err)
+	}
+	var bodies []memex.ID
+	for it.First(); it.Valid(); it.Next() {
+		bodies = append(bodies, trailingID(it.Key()))
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return fmt.Errorf("archive: recover: %w", err)
+	}
+	if len(bodies) == 0 {
+		return nil
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, body := range bodies {
+		lo := idKey(prefixChunk, body)
+		_ = b.DeleteRange(lo, prefixEnd(lo), nil)
+		_ = b.Delete(idKey(prefixProgress, body), nil)
+		s.log.Warn("archive: dropping body of an interrupted add", "body", body.String())
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("archive: recover: %w", err)
+	}
+	return nil
+}
+
+// get returns a copy of the value at key, or memex.ErrNotFound.
+func (s *Store) get(key []byte) ([]byte, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, memex.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(nil), v...)
+	return out, closer.Close()
+}
+
+// scanPrefix calls fn with each key (and value) under prefix, in order. The
+// slices are valid only during the call.
+func (s *Store) scanRange(ctx context.Context, lo, hi []byte, fn func(k, v []byte) error) error {
+	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+func (s *Store) scanPrefix(ctx context.Context, prefix []byte, fn func(k, v []byte) error) error {
+	return s.scanRange(ctx, prefix, prefixEnd(prefix), fn)
+}
+
+// pebbleLogger routes Pebble's logging to slog at debug level; fatal
+// conditions still panic as Pebble expects.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
+}
+
+var _ io.Closer = (*Store)(nil)

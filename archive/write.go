@@ -1,0 +1,342 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/summarize"
+)
+
+// FlushSize bounds the compressed bytes an Add holds before it writes them
+// out. Together with one raw chunk, the summary's head and tail and the
+// batch that carries them, an Add of any size uses about 2*FlushSize +
+// ChunkSize + 100 KiB of memory (about 17 MiB), plus the zstd encoder's
+// own state.
+const FlushSize = 8 << 20
+
+// record is the stored metadata: the entry plus the body it references.
+type record struct {
+	memex.Entry
+	Body memex.ID `json:"body"`
+}
+
+// Add archives the content read from body under e's metadata and returns
+// the stored metadata. It fills e.ID (when zero) from e.Created (or now),
+// Kind (default note), Bytes, Lines, Tokens, Hash and Summary (when empty).
+// When Add returns without error the entry is durable (unless the store was
+// opened with NoSync). Identical bodies are stored once.
+//
+// Cancelling ctx stops the read and discards what was written of the body.
+func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
+	if s.opts.ReadOnly {
+		return memex.Entry{}, fmt.Errorf("archive: add: store opened read-only: %w", memex.ErrInvalid)
+	}
+	if e.Created.IsZero() {
+		e.Created = time.Now()
+	}
+	e.Created = e.Created.UTC()
+	if e.ID.IsZero() {
+		e.ID = memex.NewID(e.Created)
+	}
+	if e.Kind == "" {
+		e.Kind = memex.KindNote
+	}
+	aliases, err := cleanAliases(e.Aliases)
+	if err != nil {
+		return memex.Entry{}, fmt.Errorf("archive: add: %w", err)
+	}
+	e.Aliases = aliases
+	if body == nil {
+		body = bytes.NewReader(nil)
+	}
+
+	w := s.newBodyWriter(e.ID)
+	defer w.close()
+	if err := w.readFrom(ctx, body); err != nil {
+		w.abort()
+		return memex.Entry{}, fmt.Errorf("archive: add: read body: %w", err)
+	}
+	sum := w.hash.Sum(nil)
+	e.Hash = "sha256:" + hex.EncodeToString(sum)
+	e.Bytes = w.bytes
+	e.Lines = w.lines()
+	e.Tokens = w.tokens.Total()
+	if e.Summary == "" {
+		in := summarize.Input{Kind: e.Kind, Tool: e.Tool, Input: e.Input, Exit: e.Exit,
+			Head: w.head, Bytes: e.Bytes, Lines: e.Lines}
+		if int64(len(w.head)) < e.Bytes {
+			in.Tail = w.tail
+		}
+		e.Summary = summarize.Entry(in)
+	}
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	b := w.batch
+	bodyID := e.ID
+	if existing, err := s.get(hashKey(sum)); err == nil && len(existing) == 16 {
+		var other memex.ID
+		copy(other[:], existing)
+		if _, err := s.get(idKey(prefixTable, other)); err == nil {
+			bodyID = other
+			w.dropOwn()
+		}
+	} else if err != nil && !errors.Is(err, memex.ErrNotFound) {
+		w.abort()
+		return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
+	}
+	if bodyID == e.ID {
+		w.putPending()
+		_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
+		_ = b.Set(hashKey(sum), e.ID[:], nil)
+	}
+	meta, err := json.Marshal(record{Entry: e, Body: bodyID})
+	if err != nil {
+		w.abort()
+		return memex.Entry{}, fmt.Errorf("archive: add: encode metadata: %w", err)
+	}
+	_ = b.Set(idKey(prefixMeta, e.ID), append([]byte{codecJSON}, meta...), nil)
+	_ = b.Set(refKey(bodyID, e.ID), nil, nil)
+	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
+	if e.Session != "" {
+		_ = b.Set(nameIDKey(prefixSession, e.Session, e.ID), nil, nil)
+	}
+	for _, a := range e.Aliases {
+		_ = b.Set(nameIDKey(prefixAlias, a, e.ID), nil, nil)
+	}
+	if w.flushed {
+		_ = b.Delete(idKey(prefixProgress, e.ID), nil)
+	}
+	if err := b.Commit(s.wo); err != nil {
+		w.abort()
+		return memex.Entry{}, fmt.Errorf("archive: add: commit: %w", err)
+	}
+	w.committed = true
+	return e, nil
+}
+
+func cleanAliases(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(in))
+	out := make([]string, 0, len(in))
+	for _, a := range in {
+		if strings.TrimSpace(a) == "" {
+			return nil, fmt.Errorf("empty alias: %w", memex.ErrInvalid)
+		}
+		if memex.LooksLikeID(a) {
+			return nil, fmt.Errorf("alias %q has the form of an entry ID: %w", a, memex.ErrInvalid)
+		}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// bodyWriter cuts a body into chunks, compresses them, and keeps the
+// hash, token count, line count and the head and tail a summary needs.
+type bodyWriter struct {
+	s      *Store
+	id     memex.ID
+	batch  *pebble.Batch
+	buf    []byte // one raw chunk
+	enc    []byte // scratch for one compressed chunk
+	hash   hash.Hash
+	tokens tokenCounter
+
+	bytes    int64
+	newlines int64
+	lastByte byte
+	head     []byte
+	tail     []byte
+
+	sizes []uint32 // raw length of each chunk
+	nls   []uint32 // newlines in each chunk
+
+	pending      [][]byte // compressed chunks not yet in the batch
+	pendingBytes int
+	next         uint32 // index of the next chunk to place in the batch
+	flushed      bool   // some chunks were committed in earlier batches
+	committed    bool
+}
+
+func (s *Store) newBodyWriter(id memex.ID) *bodyWriter {
+	return &bodyWriter{
+		s:      s,
+		id:     id,
+		batch:  s.db.NewBatch(),
+		buf:    make([]byte, ChunkSize),
+		hash:   sha256.New(),
+		tokens: newTokenCounter(),
+	}
+}
+
+func (w *bodyWriter) readFrom(ctx context.Context, r io.Reader) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := io.ReadFull(r, w.buf)
+		if n > 0 {
+			if err := w.chunk(w.buf[:n]); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (w *bodyWriter) chunk(raw []byte) error {
+	w.hash.Write(raw)
+	w.tokens.Write(raw)
+	nl := bytes.Count(raw, []byte{'\n'})
+	w.newlines += int64(nl)
+	w.bytes += int64(len(raw))
+	w.lastByte = raw[len(raw)-1]
+	if room := summarize.HeadLimit - len(w.head); room > 0 {
+		w.head = append(w.head, raw[:min(room, len(raw))]...)
+	}
+	if len(raw) >= summarize.TailLimit {
+		w.tail = append(w.tail[:0], raw[len(raw)-summarize.TailLimit:]...)
+	} else {
+		w.tail = append(w.tail, raw...)
+		if over := len(w.tail) - summarize.TailLimit; over > 0 {
+			w.tail = append(w.tail[:0], w.tail[over:]...)
+		}
+	}
+	w.sizes = append(w.sizes, uint32(len(raw)))
+	w.nls = append(w.nls, uint32(nl))
+	w.enc = encodeChunk(w.enc, raw)
+	stored := append([]byte(nil), w.enc...)
+	w.pending = append(w.pending, stored)
+	w.pendingBytes += len(stored)
+	if w.pendingBytes >= FlushSize {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the pending chunks in an unsynced batch marked in progress.
+func (w *bodyWriter) flush() error {
+	if !w.flushed {
+		_ = w.batch.Set(idKey(prefixProgress, w.id), nil, nil)
+	}
+	w.putPending()
+	if err := w.batch.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("write chunks: %w", err)
+	}
+	w.flushed = true
+	w.batch.Close()
+	w.batch = w.s.db.NewBatch()
+	return nil
+}
+
+func (w *bodyWriter) putPending() {
+	for _, c := range w.pending {
+		_ = w.batch.Set(chunkKey(w.id, w.next), c, nil)
+		w.next++
+	}
+	w.pending, w.pendingBytes = w.pending[:0], 0
+}
+
+// dropOwn forgets this body's chunks because an identical body exists.
+func (w *bodyWriter) dropOwn() {
+	w.pending, w.pendingBytes = nil, 0
+	if w.flushed {
+		lo := idKey(prefixChunk, w.id)
+		_ = w.batch.DeleteRange(lo, prefixEnd(lo), nil)
+	}
+}
+
+// abort removes chunks written by earlier flushes (best effort: Open
+// removes them too, through the progress marker).
+func (w *bodyWriter) abort() {
+	if !w.flushed || w.committed {
+		return
+	}
+	b := w.s.db.NewBatch()
+	defer b.Close()
+	lo := idKey(prefixChunk, w.id)
+	_ = b.DeleteRange(lo, prefixEnd(lo), nil)
+	_ = b.Delete(idKey(prefixProgress, w.id), nil)
+	_ = b.Commit(pebble.NoSync)
+}
+
+func (w *bodyWriter) close() { w.batch.Close() }
+
+func (w *bodyWriter) lines() int64 {
+	if w.bytes == 0 {
+		return 0
+	}
+	if w.lastByte == '\n' {
+		return w.newlines
+	}
+	return w.newlines + 1
+}
+
+// table encodes the chunk table: codec, count, then per chunk raw length
+// and newline count.
+func (w *bodyWriter) table() []byte {
+	t := make([]byte, 0, 1+binary.MaxVarintLen64*(1+2*len(w.sizes)))
+	t = append(t, codecRaw)
+	t = binary.AppendUvarint(t, uint64(len(w.sizes)))
+	for i := range w.sizes {
+		t = binary.AppendUvarint(t, uint64(w.sizes[i]))
+		t = binary.AppendUvarint(t, uint64(w.nls[i]))
+	}
+	return t
+}
+
+type chunkTable struct {
+	sizes []uint32
+	nls   []uint32
+}
+
+func decodeTable(v []byte) (chunkTable, error) {
+	var t chunkTable
+	if len(v) == 0 || v[0] != codecRaw {
+		return t, fmt.Errorf("chunk table codec: %w", memex.ErrCorrupt)
+	}
+	v = v[1:]
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n > uint64(len(v)) {
+		return t, fmt.Errorf("chunk table count: %w", memex.ErrCorrupt)
+	}
+	v = v[k:]
+	t.sizes = make([]uint32, n)
+	t.nls = make([]uint32, n)
+	for i := range t.sizes {
+		sz, k1 := binary.Uvarint(v)
+		if k1 <= 0 {
+			return t, fmt.Errorf("chunk table entry %d: %w", i, memex.ErrCorrupt)
+		}
+		v = v[k1:]
+		nl, k2 := binary.Uvarint(v)
+		if k2 <= 0 || sz > ChunkSize || nl > sz {
+			return t, fmt.Errorf("chunk table entry %d: %w", i, memex.ErrCorrupt)
+		}
+		v = v[k2:]
+		t.sizes[i], t.nls[i] = uint32(sz), uint32(nl)
+	}
+	return t, nil
+}

@@ -32,10 +32,10 @@ type Options struct {
 // goroutines; one process at a time may open a directory (Pebble holds a
 // lock file).
 type Store struct {
-	db       *pebble.DB
-	opts     Options
-	wo       *pebble.WriteOptions
-	log      *slog.Logger
+	db   *pebble.DB
+	opts Options
+	wo   *pebble.WriteOptions
+	log  *slog.Logger
 	// mu is held shared by Add from the dedup look-up to the commit, and
 	// exclusively by Delete, so a body is never dropped while an add that
 	// found it by hash is about to reference it.

@@ -1,0 +1,292 @@
+package redact
+
+import (
+	"bytes"
+)
+
+// secretWords name a secret when they occur in a (lower-cased) key.
+var secretWords = []string{
+	"password", "passwd", "passphrase", "pass",
+	"secret", "token",
+	"api_key", "apikey", "api-key", "access_key", "accesskey", "private_key", "privatekey",
+	"auth_key", "signing_key", "encryption_key", "master_key", "session_key",
+	"credential", "authorization",
+}
+
+// excludedWords mark keys that name something about a secret rather than
+// the secret itself (token_count, password_field, max_tokens, secret_name).
+var excludedWords = []string{
+	"count", "length", "len", "size", "type", "field", "limit", "max", "min",
+	"budget", "usage", "file", "path", "dir", "name", "url", "uri", "endpoint",
+	"expir", "ttl", "_at", "time", "policy", "prompt", "input", "output",
+	"cache", "mode", "enabled", "required", "placeholder", "label", "hint",
+	"prefix", "format", "tokeniz", "id", "kind", "index", "bypass", "compass",
+	"passage", "passthrough", "passenger", "encompass", "class", "pass_",
+	"strength", "rule", "valid", "hash", "salt", "summary", "display", "show",
+}
+
+// passComponent: "pass" only counts as a whole component (DB_PASS,
+// pass=...), never inside a word (compass, passing).
+func secretKey(key []byte) (kind string, ok bool) {
+	if len(key) < 3 || len(key) > 64 {
+		return "", false
+	}
+	var buf [64]byte
+	low := buf[:len(key)]
+	for i, c := range key {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	// Split camelCase into snake for component checks: apiKey -> api_key.
+	var sbuf [128]byte
+	snake := sbuf[:0]
+	for i, c := range key {
+		if c >= 'A' && c <= 'Z' && i > 0 && key[i-1] >= 'a' && key[i-1] <= 'z' {
+			snake = append(snake, '_')
+		}
+		snake = append(snake, low[i])
+	}
+	for _, w := range excludedWords {
+		if w == "id" || w == "_at" {
+			// Only as a trailing component: client_id, token_id, expires_at.
+			if bytes.HasSuffix(snake, []byte("_"+trimUnderscore(w))) || bytes.HasSuffix(snake, []byte("-"+trimUnderscore(w))) {
+				return "", false
+			}
+			continue
+		}
+		if bytes.Contains(snake, []byte(w)) {
+			return "", false
+		}
+	}
+	for _, w := range secretWords {
+		if w == "pass" {
+			if componentMatch(snake, "pass") {
+				return "password", true
+			}
+			continue
+		}
+		if bytes.Contains(snake, []byte(w)) {
+			return kindOf(w), true
+		}
+	}
+	return "", false
+}
+
+func trimUnderscore(s string) string {
+	if len(s) > 0 && s[0] == '_' {
+		return s[1:]
+	}
+	return s
+}
+
+func componentMatch(s []byte, w string) bool {
+	for off := 0; ; {
+		i := bytes.Index(s[off:], []byte(w))
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(w)
+		before := i == 0 || !alnum[s[i-1]]
+		after := j == len(s) || !alnum[s[j]]
+		if before && after {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func kindOf(w string) string {
+	switch w {
+	case "password", "passwd", "passphrase":
+		return "password"
+	case "secret":
+		return "secret"
+	case "token":
+		return "token"
+	case "credential":
+		return "credential"
+	case "authorization":
+		return "authorization"
+	case "private_key", "privatekey":
+		return "private_key"
+	default:
+		return "api_key"
+	}
+}
+
+// assignmentAt examines the identifier around a stem found at b[i:] and,
+// if it names a secret, the value assigned to it: KEY=value,
+// KEY: "value", "key": "value" and the JSON-escaped \"key\": \"value\".
+// Unquoted values count only directly after '=' (env dumps,
+// --flag=value, query strings), so code such as `password = getpass()` or
+// `token: str` is left alone. seen is the end of the identifier examined
+// last, so a key with several stems is looked at once.
+func assignmentAt(b []byte, i, n int, seen *int) (match, bool) {
+	s, e := i, i+n
+	for s > 0 && identChars[b[s-1]] && i-s < 64 {
+		s--
+	}
+	for e < len(b) && identChars[b[e]] && e-i < 64 {
+		e++
+	}
+	if e == *seen {
+		return match{}, false
+	}
+	*seen = e
+	kind, ok := secretKey(bytes.TrimLeft(b[s:e], "-."))
+	if !ok {
+		return match{}, false
+	}
+	return assignedValue(b, s, e, kind)
+}
+
+// assignedValue parses the separator and value after the key b[s:e].
+func assignedValue(b []byte, s, e int, kind string) (match, bool) {
+	j := e
+	keyQuoted := false
+	if j < len(b) && (b[j] == '"' || b[j] == '\'') {
+		keyQuoted = true
+		j++
+	} else if j+1 < len(b) && b[j] == '\\' && b[j+1] == '"' {
+		keyQuoted = true
+		j += 2
+	}
+	_ = s
+	spaceBefore := false
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') && j-e < 8 {
+		spaceBefore = true
+		j++
+	}
+	if j >= len(b) {
+		return match{}, false
+	}
+	sep := b[j]
+	switch {
+	case sep == '=':
+		j++
+	case sep == ':' && j+1 < len(b) && b[j+1] == '=':
+		sep = '='
+		j += 2
+	case sep == ':':
+		j++
+	default:
+		return match{}, false
+	}
+	if sep == '=' && j < len(b) && b[j] == '=' {
+		return match{}, false // a comparison (==), not an assignment
+	}
+	spaceAfter := false
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') && j-e < 16 {
+		spaceAfter = true
+		j++
+	}
+	if j >= len(b) {
+		return match{}, false
+	}
+	// Quoted value.
+	var q []byte
+	switch {
+	case b[j] == '"' || b[j] == '\'':
+		q = b[j : j+1]
+	case b[j] == '\\' && j+1 < len(b) && b[j+1] == '"':
+		q = b[j : j+2]
+	}
+	if q != nil {
+		vs := j + len(q)
+		ve := vs
+		for ve < len(b) && ve-vs < 4096 {
+			c := b[ve]
+			if c == '\n' {
+				return match{}, false
+			}
+			if len(q) == 1 && c == '\\' && q[0] == '"' {
+				ve += 2
+				continue
+			}
+			if bytes.HasPrefix(b[ve:], q) {
+				break
+			}
+			ve++
+		}
+		if ve >= len(b) || !bytes.HasPrefix(b[ve:], q) || ve-vs >= 4096 {
+			return match{}, false
+		}
+		if !plausibleValue(b[vs:ve]) {
+			return match{}, false
+		}
+		return match{start: vs, end: ve, kind: kind, generic: true}, true
+	}
+	// Unquoted: only KEY=value with no space around '=' and a key that is
+	// not itself quoted.
+	if sep != '=' || spaceBefore || spaceAfter || keyQuoted {
+		return match{}, false
+	}
+	vs, ve := j, j
+	for ve < len(b) && ve-vs < 4096 {
+		c := b[ve]
+		if c <= ' ' || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&' || c == ')' || c == '}' || c == '`' || c == '\\' || c == '<' || c == '>' {
+			break
+		}
+		ve++
+	}
+	v := b[vs:ve]
+	if !plausibleValue(v) || bytes.ContainsAny(v, "([") || codeIdentifier(v) {
+		return match{}, false
+	}
+	return match{start: vs, end: ve, kind: kind, generic: true}, true
+}
+
+// plausibleValue rejects values that are clearly not secrets: empty, all
+// digits, booleans and nulls, variable references and templates,
+// placeholders, and values already redacted.
+func plausibleValue(v []byte) bool {
+	if len(v) < 3 || v[0] == ' ' || !hasAlnum(v) {
+		return false
+	}
+	allDigits := true
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			allDigits = false
+			break
+		}
+	}
+	if allDigits {
+		return false
+	}
+	switch string(bytes.ToLower(v)) {
+	case "true", "false", "null", "none", "nil", "undefined", "required", "optional", "string", "redacted", "hidden", "changeme", "xxx", "xxxx", "****":
+		return false
+	}
+	switch v[0] {
+	case '$', '%', '<', '{', '*':
+		return false
+	}
+	if bytes.HasPrefix(v, []byte(placeholderPrefix)) || bytes.Contains(v, []byte("{{")) {
+		return false
+	}
+	return true
+}
+
+func hasAlnum(v []byte) bool {
+	for _, c := range v {
+		if alnum[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// codeIdentifier reports whether an unquoted value reads as a name in code
+// (show_tokens=show_tokens, password=self.password) rather than a literal:
+// letters, underscores and dots only, no digit.
+func codeIdentifier(v []byte) bool {
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

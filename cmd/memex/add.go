@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memex-archive/memex"
+	"github.com/spf13/cobra"
+)
+
+type addOptions struct {
+	project, session, agent, kind, tool, input, summary string
+	aliases                                             []string
+	exit                                                int
+	json                                                bool
+}
+
+func (a *app) addCommand() *cobra.Command {
+	var o addOptions
+	c := &cobra.Command{
+		Use:   "add [flags] [FILE|-]",
+		Short: "Archive one entry from a file or stdin and print its ID",
+		Long: `Archive one entry: the exact bytes of FILE (or stdin, with - or no argument),
+with the metadata given by flags. Prints the new entry's ID.`,
+		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
+  memex add --kind note --alias ctx_auth_001 notes.md
+  memex add --json report.txt    # {"id","summary","tokens","bytes"}`,
+		Args: rangeArgs(0, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if !c.Flags().Changed("exit") {
+				o.exit = -1
+			}
+			return a.runAdd(c, o, args)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.project, "project", "", "project the entry belongs to (default: the git repository of the current directory)")
+	f.StringVar(&o.session, "session", "", "session the entry belongs to (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
+	f.StringVar(&o.agent, "agent", "cli", "agent that produced the entry")
+	f.StringVar(&o.kind, "kind", "", "kind: tool, reasoning, message, note, commit, ... (default note, or tool with --tool)")
+	f.StringVar(&o.tool, "tool", "", "tool name (bash, read, grep, ...)")
+	f.StringVar(&o.input, "input", "", "the command or tool arguments that produced the content")
+	f.StringVar(&o.summary, "summary", "", "your own one-line summary, kept beside the derived one")
+	f.StringArrayVar(&o.aliases, "alias", nil, "another name for the entry (repeatable)")
+	f.IntVar(&o.exit, "exit", 0, "exit status of the command, when known")
+	f.BoolVar(&o.json, "json", false, `print {"id","summary","tokens","bytes"} as JSON`)
+	return c
+}
+
+func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
+	var in io.Reader = a.stdin
+	if len(args) == 1 && args[0] != "-" {
+		f, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	e := memex.Entry{
+		Project:      o.project,
+		Session:      o.session,
+		Agent:        o.agent,
+		Kind:         memex.Kind(o.kind),
+		Tool:         o.tool,
+		Input:        o.input,
+		AgentSummary: o.summary,
+		Aliases:      o.aliases,
+	}
+	if o.exit >= 0 {
+		e.Exit = memex.IntPtr(o.exit)
+	}
+	if e.Kind == "" && e.Tool != "" {
+		e.Kind = memex.KindTool
+	}
+	fillDefaults(&e)
+	s, err := a.store(c.Context())
+	if err != nil {
+		return err
+	}
+	got, err := s.Add(c.Context(), e, in)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(a.stdout, struct {
+			ID      memex.ID `json:"id"`
+			Summary string   `json:"summary"`
+			Tokens  int64    `json:"tokens"`
+			Bytes   int64    `json:"bytes"`
+		}{got.ID, got.DisplaySummary(), got.Tokens, got.Bytes})
+	}
+	_, err = fmt.Fprintln(a.stdout, got.ID)
+	return err
+}
+
+// fillDefaults sets the session and project a CLI entry belongs to when the
+// caller did not say.
+func fillDefaults(e *memex.Entry) {
+	if e.Session == "" {
+		for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+			if s := os.Getenv(v); s != "" {
+				e.Session = s
+				break
+			}
+		}
+	}
+	if e.Project == "" {
+		if wd, err := os.Getwd(); err == nil {
+			e.Project = projectOf(wd)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gofrs/flock"
+	"github.com/memex-archive/memex"
+)
+
+// memexBin is the real binary, built once for the tests that need separate
+// processes.
+var memexBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "memex-bin-")
+	if err != nil {
+		panic(err)
+	}
+	memexBin = filepath.Join(dir, "memex")
+	build := exec.Command("go", "build", "-o", memexBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building memex:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run calls Run in-process against home, as main would.
+func run(t *testing.T, home string, stdin []byte, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := Run(context.Background(), append([]string{"--home", home}, args...), bytes.NewReader(stdin), &out, &errb)
+	code := exitCode(err, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func TestAddThenShowIsByteIdentical(t *testing.T) {
+	home := t.TempDir()
+	bodies := [][]byte{
+		[]byte("plain text\nsecond line\n"),
+		{},
+		{0, 1, 2, 0xff, '\n', 0x80, 0xfe},
+		[]byte("caf\xe9 invalid utf-8"),
+	}
+	for _, body := range bodies {
+		r := run(t, home, body, "add", "-")
+		if r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+		id := strings.TrimSpace(r.stdout)
+		if _, err := memex.ParseID(id); err != nil {
+			t.Fatalf("add printed %q", r.stdout)
+		}
+		s := run(t, home, nil, "show", id)
+		if s.code != 0 || s.stdout != string(body) {
+			t.Fatalf("show %s = %q (code %d), want %q", id, s.stdout, s.code, body)
+		}
+	}
+}
+
+func TestAddJSONAndFlagsAfterArguments(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(t.TempDir(), "log.txt")
+	os.WriteFile(file, []byte("one\ntwo\nthree\nfour\n"), 0o644)
+	r := run(t, home, nil, "add", file, "--json", "--tool", "bash", "--input", "cat log.txt", "--alias", "k1", "--exit", "0")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	for _, k := range []string{"id", "summary", "tokens", "bytes"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("--json lacks %q: %s", k, r.stdout)
+		}
+	}
+	if got["bytes"].(float64) != 19 {
+		t.Errorf("bytes = %v", got["bytes"])
+	}
+	s := run(t, home, nil, "show", "k1", "--lines", "2:3")
+	if s.code != 0 || s.stdout != "two\nthree\n" {
+		t.Fatalf("show --lines 2:3 = %+v", s)
+	}
+	s = run(t, home, nil, "show", "--lines", "4", "k1", "--json")
+	var sj map[string]any
+	if err := json.Unmarshal([]byte(s.stdout), &sj); err != nil || sj["content"] != "four\n" || sj["tool"] != "bash" || sj["input"] != "cat log.txt" {
+		t.Fatalf("show --json = %s (%v)", s.stdout, err)
+	}
+}
+
+func TestErrorsAndExitCodes(t *testing.T) {
+	home := t.TempDir()
+	id := strings.TrimSpace(run(t, home, []byte("x\n"), "add").stdout)
+	cases := []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{[]string{"show", "no-such-alias"}, 1, "not found"},
+		{[]string{"show", "01JD8X3N6Q4W0G2Y7T5R9KZC1M"}, 1, "not found"},
+		{[]string{"show"}, 2, "Usage"},
+		{[]string{"show", id, "--lines", "3-4"}, 2, "--lines"},
+		{[]string{"show", id, "--lines", "5:2"}, 2, "--lines"},
+		{[]string{"show", id, "--lines", "9:9"}, 1, "past the end"},
+		{[]string{"show", id, "--frobnicate"}, 2, "unknown flag"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"add", "/no/such/file"}, 1, "no such file"},
+		{[]string{"run"}, 2, "needs a command"},
+	}
+	for _, c := range cases {
+		r := run(t, home, nil, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.inStderr) || r.stdout != "" {
+			t.Errorf("memex %s: code %d stdout %q stderr %q; want code %d and %q on stderr",
+				strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.code, c.inStderr)
+		}
+	}
+}
+
+func TestRunArchivesOutputAndPassesStatus(t *testing.T) {
+	home := t.TempDir()
+	r := run(t, home, nil, "run", "--quiet", "--alias", "last", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3: %+v", r.code, r)
+	}
+	if r.stdout != "" {
+		t.Errorf("--quiet printed %q on stdout", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "memex show ") || !strings.Contains(r.stderr, "exit 3") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("closing line %q", r.stderr)
+	}
+	s := run(t, home, nil, "show", "last", "--json")
+	var e map[string]any
+	if err := json.Unmarshal([]byte(s.stdout), &e); err != nil {
+		t.Fatal(err, s.stdout)
+	}
+	if e["content"] != "out\nerr\n" || e["exit"].(float64) != 3 || e["input"] != `sh -c 'echo out; echo err >&2; exit 3'` {
+		t.Fatalf("archived %v", e)
+	}
+	loud := run(t, home, nil, "run", "--", "echo", "hi")
+	if loud.code != 0 || loud.stdout != "hi\n" {
+		t.Fatalf("live output: %+v", loud)
+	}
+	missing := run(t, home, nil, "run", "--", "/no/such/command")
+	if missing.code != 127 {
+		t.Fatalf("missing command: %+v", missing)
+	}
+	entries, _ := os.ReadDir(filepath.Join(home, "spool"))
+	if len(entries) != 0 {
+		t.Errorf("spool files left behind: %v", entries)
+	}
+}
+
+func TestVerifyAndStats(t *testing.T) {
+	home := t.TempDir()
+	run(t, home, []byte("same\n"), "add", "--session", "s1")
+	run(t, home, []byte("same\n"), "add", "--session", "s2")
+	v := run(t, home, nil, "verify")
+	if v.code != 0 || !strings.Contains(v.stderr, "verified 2 entries, 0 problems") {
+		t.Fatalf("verify: %+v", v)
+	}
+	s := run(t, home, nil, "stats", "--json")
+	var st map[string]float64
+	if err := json.Unmarshal([]byte(s.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st["entries"] != 2 || st["sessions"] != 2 || st["bodies"] != 1 || st["dedup_saved_bytes"] != 5 {
+		t.Fatalf("stats %v", st)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	r := run(t, t.TempDir(), []byte("hello world"), "tokens")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "2" {
+		t.Fatalf("tokens: %+v", r)
+	}
+}
+
+func TestBusyStoreFailsWithClearMessage(t *testing.T) {
+	home := t.TempDir()
+	lk := flock.New(filepath.Join(home, "lock"))
+	if ok, err := lk.TryLock(); !ok || err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	cmd := exec.Command(memexBin, "--home", home, "add")
+	cmd.Env = append(os.Environ(), "MEMEX_LOCK_TIMEOUT=50ms")
+	cmd.Stdin = strings.NewReader("x")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "another memex process") {
+		t.Fatalf("err %v, stderr %q", err, stderr.String())
+	}
+}
+
+func TestConcurrentProcessesAllSucceed(t *testing.T) {
+	home := t.TempDir()
+	const n = 20
+	ids := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(memexBin, "--home", home, "add", "--alias", fmt.Sprintf("c%d", i))
+			cmd.Stdin = strings.NewReader(fmt.Sprintf("content %d\n", i))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				errs[i] = fmt.Errorf("%v: %s", err, stderr.String())
+			}
+			ids[i] = strings.TrimSpace(string(out))
+		}(i)
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		if errs[i] != nil {
+			t.Fatalf("add %d: %v", i, errs[i])
+		}
+		if seen[ids[i]] {
+			t.Fatalf("duplicate ID %s", ids[i])
+		}
+		seen[ids[i]] = true
+		r := run(t, home, nil, "show", ids[i])
+		if r.stdout != fmt.Sprintf("content %d\n", i) {
+			t.Fatalf("entry %d reads %q", i, r.stdout)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memex-archive/memex"
+	"github.com/spf13/cobra"
+)
+
+type showOptions struct {
+	lines   string
+	project string
+	json    bool
+}
+
+func (a *app) showCommand() *cobra.Command {
+	var o showOptions
+	c := &cobra.Command{
+		Use:   "show ID|ALIAS [--lines A:B] [--json]",
+		Short: "Print an entry's exact content",
+		Long: `Print the exact content of an entry, byte for byte as it was archived (binary
+included). --lines A:B prints lines A to B (1-based, inclusive; A: runs to the end,
+A alone is one line). --json adds the metadata and puts the content in "content"
+("content_base64" when it is not valid UTF-8).`,
+		Example: `  memex show 01JD8X3N6Q4W0G2Y7T5R9KZC1M
+  memex show toolu_01ABC --lines 120:140
+  memex show sess-42#3 --json`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return a.runShow(c, o, args[0]) },
+	}
+	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
+	c.Flags().StringVar(&o.project, "project", "", "narrow an alias that names entries in several projects")
+	c.Flags().BoolVar(&o.json, "json", false, "print metadata and content as JSON")
+	return c
+}
+
+// parseLines parses A:B, A: or A into a 1-based inclusive range (to 0 =
+// the end).
+func parseLines(s string) (from, to int64, err error) {
+	bad := usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
+	a, b, colon := strings.Cut(s, ":")
+	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if err != nil || from < 1 {
+		return 0, 0, bad
+	}
+	switch {
+	case !colon:
+		to = from
+	case strings.TrimSpace(b) == "":
+		to = 0
+	default:
+		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+		if err != nil || to < from {
+			return 0, 0, bad
+		}
+	}
+	return from, to, nil
+}
+
+func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
+	from, to := int64(1), int64(0)
+	if o.lines != "" {
+		var err error
+		if from, to, err = parseLines(o.lines); err != nil {
+			return err
+		}
+	}
+	ctx := c.Context()
+	s, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	id, err := s.Resolve(ctx, ref, o.project)
+	if err != nil {
+		return err
+	}
+	rc, err := s.Lines(ctx, id, from, to)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if !o.json {
+		_, err = io.Copy(a.stdout, rc)
+		return err
+	}
+	e, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, rc); err != nil {
+		return err
+	}
+	out := showJSON{Entry: e}
+	if o.lines != "" {
+		out.Range = o.lines
+	}
+	if utf8.Valid(buf.Bytes()) {
+		out.Content = buf.String()
+	} else {
+		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	return writeJSON(a.stdout, out)
+}
+
+type showJSON struct {
+	memex.Entry
+	Range         string `json:"range,omitempty"`
+	Content       string `json:"content"`
+	ContentBase64 string `json:"content_base64,omitempty"`
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) statsCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "stats [--json]",
+		Short: "Entries, sessions, raw and stored bytes, compression and dedup",
+		Example: `  memex stats
+  memex stats --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := a.store(c.Context())
+			if err != nil {
+				return err
+			}
+			st, err := s.Stats(c.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, map[string]any{
+					"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
+					"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
+					"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
+					"tokens": st.Tokens, "pending_index": st.Pending,
+				})
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(w, "entries\t%d\n", st.Entries)
+			fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
+			fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
+			fmt.Fprintf(w, "raw bytes\t%s\n", human(st.RawBytes))
+			fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio())
+			fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved()), st.Bodies)
+			fmt.Fprintf(w, "on disk\t%s\n", human(st.DiskBytes))
+			return w.Flush()
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
+	return c
+}
+
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+func human(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+)
+
+// One process owns the store. A CLI command takes $MEMEX_HOME/lock
+// (waiting up to lockTimeout for another memex process to finish), opens
+// the store, does its work and releases both.
+//
+// The routing seam: commands reach the store through the app's store()
+// method only. When a `memex serve` is running its address is in
+// $MEMEX_HOME/serve.addr, and store() is where a client of that server
+// takes the place of the local store, so that commands never wait on a
+// server that holds the lock for good.
+
+type storeHandle struct {
+	lock  *flock.Flock
+	store *archive.Store
+}
+
+func (h *storeHandle) close() error {
+	var err error
+	if h.store != nil {
+		err = h.store.Close()
+	}
+	if h.lock != nil {
+		if uerr := h.lock.Unlock(); err == nil {
+			err = uerr
+		}
+	}
+	return err
+}
+
+// store opens the archive under the home directory, once per process.
+func (a *app) store(ctx context.Context) (*archive.Store, error) {
+	if a.st != nil {
+		return a.st.store, nil
+	}
+	if err := os.MkdirAll(a.home, 0o700); err != nil {
+		return nil, fmt.Errorf("create home %s: %w", a.home, err)
+	}
+	lk := flock.New(filepath.Join(a.home, "lock"))
+	if err := waitLock(ctx, lk, lockTimeout()); err != nil {
+		return nil, err
+	}
+	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log})
+	if err != nil {
+		lk.Unlock()
+		return nil, err
+	}
+	a.st = &storeHandle{lock: lk, store: s}
+	return s, nil
+}
+
+// waitLock takes lk, blocking in the kernel (so a waiter wakes the moment
+// the holder exits), for at most d.
+func waitLock(ctx context.Context, lk *flock.Flock, d time.Duration) error {
+	if ok, err := lk.TryLock(); err != nil {
+		return fmt.Errorf("lock %s: %w", lk.Path(), err)
+	} else if ok {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- lk.Lock() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", lk.Path(), err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		// The goroutine stays blocked; the process is about to exit.
+		return fmt.Errorf("another memex process has held %s for %s; wait for it, stop it, or raise MEMEX_LOCK_TIMEOUT: %w",
+			lk.Path(), d, memex.ErrBusy)
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memex-archive/memex/summarize"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) tokensCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "tokens [FILE|-]",
+		Short: "Count the tokens of a text under memex's tokenizer",
+		Long: `Count the tokens of FILE (or stdin) under memex's one tokenizer (` + summarize.Encoding + `),
+the one every budget is measured in.`,
+		Example: `  memex tokens README.md
+  go test ./... 2>&1 | memex tokens`,
+		Args: rangeArgs(0, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var in io.Reader = a.stdin
+			if len(args) == 1 && args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			n, bytes, err := countTokens(in)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, map[string]any{"tokens": n, "bytes": bytes, "encoding": summarize.Encoding})
+			}
+			_, err = fmt.Fprintln(a.stdout, n)
+			return err
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"tokens","bytes","encoding"}`)
+	return c
+}
+
+// countTokens counts a stream. TODO(#2): stream through summarize's
+// counter once it has one, so that memory stays bounded.
+func countTokens(r io.Reader) (tokens, n int64, err error) {
+	b, err := io.ReadAll(r)
+	return int64(summarize.Count(b)), int64(len(b)), err
+}

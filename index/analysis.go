@@ -1,0 +1,228 @@
+package index
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// Names of the analysis components registered with bleve. They are stored
+// in the index's mapping, so renaming one is a schema change.
+const (
+	codeTokenizerName = "memex_code"
+	codeAnalyzerName  = "memex_code" // identifiers and paths, no stemming (input)
+	textAnalyzerName  = "memex_text" // memex_code plus English stemming (summary, content)
+	keywordAnalyzer   = "keyword"    // bleve's: the whole value as one term
+	stemmerName       = "stemmer_porter"
+)
+
+// Bounds of the code tokenizer. A run of word characters longer than
+// maxRunBytes is base64, a minified bundle or a hex dump: nothing a person
+// types into a search box, and a large share of an index's terms if kept.
+// Terms longer than maxTermBytes are dropped for the same reason.
+const (
+	maxRunBytes  = 256
+	maxTermBytes = 128
+)
+
+func init() {
+	if err := registry.RegisterTokenizer(codeTokenizerName,
+		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+			return codeTokenizer{}, nil
+		}); err != nil {
+		panic(err)
+	}
+}
+
+// codeTokenizer splits text the way people search code and tool output.
+// A word is a run of letters, digits and the joiners _ . / - : \ ; for each
+// word it emits the whole word (trimmed of edge punctuation, lower-cased),
+// then its parts: pieces between joiners, with camelCase and PascalCase
+// split (parseConfigFile → parse, config, file; HTTPServer → http,
+// server), then for paths the base name and the word without a trailing
+// :line[:col]. So `parse config`, `parseConfigFile`, `middleware.go` and
+// `auth/middleware.go` all find `src/auth/middleware.go:42`.
+//
+// Tokens with anything but letters are marked KeyWord so the stemmer leaves
+// them alone; no token is ever dropped as a stop word (short code tokens
+// such as "if", "go", "on" matter here).
+type codeTokenizer struct{}
+
+func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	pos := 0
+	emit := func(term string, start, end int) {
+		if term == "" || len(term) > maxTermBytes {
+			return
+		}
+		pos++
+		out = append(out, &analysis.Token{
+			Term:     []byte(term),
+			Start:    start,
+			End:      end,
+			Position: pos,
+			Type:     analysis.AlphaNumeric,
+			KeyWord:  !isAllLetters(term),
+		})
+	}
+	i := 0
+	for i < len(input) {
+		r, n := utf8.DecodeRune(input[i:])
+		if !isWordRune(r) {
+			i += n
+			continue
+		}
+		start := i
+		for i < len(input) {
+			r, n = utf8.DecodeRune(input[i:])
+			if !isWordRune(r) {
+				break
+			}
+			i += n
+		}
+		if i-start > maxRunBytes {
+			continue
+		}
+		w := wordOf(string(input[start:i]))
+		if w.whole == "" {
+			continue
+		}
+		for _, t := range w.terms() {
+			emit(t, start, i)
+		}
+	}
+	return out
+}
+
+// word is one run of word characters and what it stands for.
+type word struct {
+	whole string   // lower-cased, trimmed of edge joiners
+	parts []string // lower-cased pieces; nil when the whole has one piece
+	extra []string // base name, whole without :line
+}
+
+// wordOf analyses one run of word characters (as found by the tokenizer
+// or typed by a user in a query).
+func wordOf(run string) word {
+	trimmed := strings.TrimFunc(run, isJoiner)
+	if trimmed == "" {
+		return word{}
+	}
+	w := word{whole: strings.ToLower(trimmed)}
+	pieces := splitPieces(trimmed)
+	if len(pieces) > 1 || (len(pieces) == 1 && pieces[0] != w.whole) {
+		w.parts = pieces
+	}
+	base := stripLineSuffix(w.whole)
+	if base != w.whole {
+		w.extra = append(w.extra, base)
+	}
+	if k := strings.LastIndexAny(base, `/\`); k >= 0 && k+1 < len(base) {
+		if name := base[k+1:]; name != base && strings.ContainsAny(name, "._-") {
+			w.extra = append(w.extra, name)
+		}
+	}
+	return w
+}
+
+// terms lists what the tokenizer emits for w: whole, parts, extras, each
+// once.
+func (w word) terms() []string {
+	ts := make([]string, 0, 1+len(w.parts)+len(w.extra))
+	ts = append(ts, w.whole)
+	for _, group := range [][]string{w.parts, w.extra} {
+	next:
+		for _, t := range group {
+			for _, seen := range ts {
+				if seen == t {
+					continue next
+				}
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// splitPieces splits s at joiners and at case changes, lower-casing each
+// piece.
+func splitPieces(s string) []string {
+	var pieces []string
+	for _, seg := range strings.FieldsFunc(s, func(r rune) bool { return isJoiner(r) || r == '_' }) {
+		pieces = append(pieces, splitCamel(seg)...)
+	}
+	return pieces
+}
+
+// splitCamel splits an identifier at lower→Upper changes and before the
+// last capital of an upper-case run followed by a lower-case letter
+// (HTTPServer → http, server). Digits stay with what precedes them
+// (int64, utf8, sha256).
+func splitCamel(s string) []string {
+	runes := []rune(s)
+	var out []string
+	start := 0
+	for k := 1; k < len(runes); k++ {
+		prev, cur := runes[k-1], runes[k]
+		split := false
+		switch {
+		case unicode.IsUpper(cur) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			split = true
+		case unicode.IsUpper(prev) && unicode.IsUpper(cur) && k+1 < len(runes) && unicode.IsLower(runes[k+1]):
+			split = true
+		}
+		if split {
+			out = append(out, strings.ToLower(string(runes[start:k])))
+			start = k
+		}
+	}
+	return append(out, strings.ToLower(string(runes[start:])))
+}
+
+// stripLineSuffix cuts s at its first colon followed by a digit
+// (file.go:12:5 → file.go, src/a.py:88:def → src/a.py), where compiler
+// and grep output put line numbers.
+func stripLineSuffix(s string) string {
+	for k := 1; k+1 < len(s); k++ {
+		if s[k] == ':' && s[k+1] >= '0' && s[k+1] <= '9' {
+			return s[:k]
+		}
+	}
+	return s
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || isJoiner(r) || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isJoiner(r rune) bool {
+	switch r {
+	case '.', '/', '-', ':', '\\':
+		return true
+	}
+	return false
+}
+
+func isAllLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// analyzeTerm returns the single term an analyzer makes of one already
+// split piece (lower-cased, stemmed when the analyzer stems and the piece
+// is all letters).
+func analyzeTerm(stem bool, piece string) string {
+	if !stem || !isAllLetters(piece) {
+		return piece
+	}
+	ts := stemFilter.Filter(analysis.TokenStream{{Term: []byte(piece)}})
+	return string(bytes.Clone(ts[0].Term))
+}

@@ -1,0 +1,473 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+// corpus is a tiny archive stand-in: contents by ID, for Options.Content.
+type corpus struct {
+	mu sync.Mutex
+	m  map[memex.ID][]byte
+}
+
+func (c *corpus) content(_ context.Context, id memex.ID) (io.ReadCloser, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[id]
+	if !ok {
+		return nil, fmt.Errorf("test: %s: %w", id, memex.ErrNotFound)
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+var t0 = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	ix  *Index
+	c   *corpus
+	ids map[string]memex.ID // by name
+}
+
+// entry describes a test entry.
+type entry struct {
+	name, project, session, agent, tool, input, summary, content string
+	kind                                                         memex.Kind
+	exit                                                         *int
+}
+
+var entries = []entry{
+	{name: "parse", project: "p1", session: "s1", agent: "claude-code", tool: "Read", kind: memex.KindTool,
+		input: "config/loader.go", summary: "Read: config/loader.go (120 lines)",
+		content: "package config\n\nfunc parseConfigFile(path string) (*Config, error) {\n\treturn nil, nil\n}\n"},
+	{name: "middleware", project: "p1", session: "s1", agent: "claude-code", tool: "Edit", kind: memex.KindTool,
+		input: `{"file_path":"/repo/internal/auth/middleware.go"}`, summary: "Edit: internal/auth/middleware.go +3 -1",
+		content: "--- a/internal/auth/middleware.go\n+++ b/internal/auth/middleware.go\n@@ -10,3 +10,5 @@\n+\tif token == \"\" {\n"},
+	{name: "nilmap", project: "p1", session: "s2", agent: "codex", tool: "shell", kind: memex.KindTool, exit: memex.IntPtr(1),
+		input: "go test ./auth/...", summary: "shell: go test ./auth/... → FAIL (exit 1)",
+		content: "=== RUN   TestLogin\npanic: assignment to entry in nil map\n\ngoroutine 7 [running]:\nauth.(*Store).Put(...)\n\t/repo/auth/store.go:41 +0x1c\nFAIL\tgithub.com/x/auth\t0.012s\n"},
+	{name: "pytest", project: "p2", session: "s3", agent: "swe-agent", tool: "bash", kind: memex.KindTool, exit: memex.IntPtr(0),
+		input: "python -m pytest tests/test_utils.py -q", summary: "bash: python -m pytest → 12 passed",
+		content: "............                                  [100%]\n12 passed in 0.31s\n"},
+	{name: "thinking", project: "p2", session: "s3", agent: "swe-agent", kind: memex.KindReasoning,
+		summary: "The configuration parser rejects empty files",
+		content: "The configuration parser rejects empty files; I should check how the loader handles an empty config before parsing."},
+	{name: "snake", project: "p2", session: "s4", agent: "codex", tool: "shell", kind: memex.KindTool, exit: memex.IntPtr(2),
+		input: "grep -rn load_user_settings src/", summary: "shell: grep -rn load_user_settings src/ → 2 matches",
+		content: "src/settings.py:88:def load_user_settings(path):\nsrc/app.py:12:    cfg = load_user_settings(p)\n"},
+}
+
+func newFixture(t *testing.T, opts *Options) *fixture {
+	t.Helper()
+	c := &corpus{m: map[memex.ID][]byte{}}
+	o := Options{InMemory: true}
+	if opts != nil {
+		o = *opts
+	}
+	o.Content = c.content
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	f := &fixture{ix: ix, c: c, ids: map[string]memex.ID{}}
+	f.add(t, entries...)
+	return f
+}
+
+func (f *fixture) add(t *testing.T, es ...entry) {
+	t.Helper()
+	var docs []Doc
+	for i, e := range es {
+		created := t0.Add(time.Duration(len(f.ids)+i) * time.Minute)
+		id := memex.NewID(created)
+		f.ids[e.name] = id
+		f.c.mu.Lock()
+		f.c.m[id] = []byte(e.content)
+		f.c.mu.Unlock()
+		docs = append(docs, Doc{Entry: memex.Entry{
+			ID: id, Project: e.project, Session: e.session, Agent: e.agent, Kind: e.kind, Tool: e.tool,
+			Input: e.input, Exit: e.exit, Created: created, Summary: e.summary, Tokens: int64(len(e.content) / 4),
+			Aliases: []string{e.name},
+		}, Content: []byte(e.content)})
+	}
+	if err := f.ix.Add(context.Background(), docs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// names runs q and returns the names of the hits in order.
+func (f *fixture) names(t *testing.T, q Query) []string {
+	t.Helper()
+	res, err := f.ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %+v: %v", q, err)
+	}
+	byID := map[memex.ID]string{}
+	for n, id := range f.ids {
+		byID[id] = n
+	}
+	out := []string{}
+	for _, h := range res.Hits {
+		out = append(out, byID[h.ID])
+	}
+	return out
+}
+
+func TestAnalysisFinds(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tc := range []struct {
+		name  string
+		q     string
+		first string
+	}{
+		{"camel case parts", "parse config", "parse"},
+		{"camel case whole", "parseConfigFile", "parse"},
+		{"slashed path", "auth/middleware.go", "middleware"},
+		{"base name", "middleware.go", "middleware"},
+		{"absolute path", "/repo/internal/auth/middleware.go", "middleware"},
+		{"error fragment", "assignment to entry in nil map", "nilmap"},
+		{"file and line", "store.go:41", "nilmap"},
+		{"snake case whole", "load_user_settings", "snake"},
+		{"snake case parts", "user settings", "snake"},
+		{"stemmed prose", "rejecting empty file", "thinking"},
+		{"short code tokens", "go test", "nilmap"},
+		{"phrase", `"nil map"`, "nilmap"},
+		{"flags and dots", "python -m pytest", "pytest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := f.names(t, Query{Text: tc.q})
+			if len(got) == 0 || got[0] != tc.first {
+				t.Fatalf("search %q = %v, want %q first", tc.q, got, tc.first)
+			}
+		})
+	}
+}
+
+func TestTokenizer(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"parseConfigFile", []string{"parseconfigfile", "parse", "config", "file"}},
+		{"HTTPServer", []string{"httpserver", "http", "server"}},
+		{"load_user_settings", []string{"load_user_settings", "load", "user", "settings"}},
+		{"src/auth/middleware.go:42", []string{"src/auth/middleware.go:42", "src", "auth", "middleware", "go", "42", "src/auth/middleware.go", "middleware.go"}},
+		{"os.path.join(a)", []string{"os.path.join", "os", "path", "join", "a"}},
+		{"if x == nil {", []string{"if", "x", "nil"}},
+		{"--verbose", []string{"verbose"}},
+		{"int64 utf8", []string{"int64", "utf8"}},
+		{strings.Repeat("QUJD", 100), nil},
+	} {
+		var got []string
+		for _, tok := range (codeTokenizer{}).Tokenize([]byte(tc.in)) {
+			got = append(got, string(tok.Term))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFilters(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"project struct", Query{Text: "config", Project: "p2"}, []string{"thinking"}},
+		{"project text", Query{Text: "config project:p1"}, []string{"parse"}},
+		{"agent", Query{Text: "agent:codex"}, []string{"snake", "nilmap"}},
+		{"kind", Query{Kind: "reasoning"}, []string{"thinking"}},
+		{"tool alternatives", Query{Text: "tool:Read tool:Edit"}, []string{"middleware", "parse"}},
+		{"session", Query{Session: "s3", Text: "passed"}, []string{"pytest"}},
+		{"exit", Query{Text: "exit:1"}, []string{"nilmap"}},
+		{"path exact", Query{Text: "path:auth/middleware.go"}, []string{"middleware"}},
+		{"path suffix from content", Query{Text: "path:settings.py"}, []string{"snake"}},
+		{"input field", Query{Text: "input:pytest"}, []string{"pytest"}},
+		{"quoted value", Query{Text: `session:"s1" kind:tool`}, []string{"middleware", "parse"}},
+		{"struct and text disagree", Query{Text: "project:p1", Project: "p2"}, []string{}},
+		{"no match", Query{Text: "kubernetes"}, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := f.names(t, tc.q)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("search %+v = %v, want %v", tc.q, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBeforeAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	// Several entries in one millisecond: the bound must be exact by ID.
+	same := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	var docs []Doc
+	var ids []memex.ID
+	for i := 0; i < 5; i++ {
+		id := memex.NewID(same)
+		ids = append(ids, id)
+		f.c.m[id] = []byte("tick")
+		docs = append(docs, Doc{Entry: memex.Entry{ID: id, Kind: memex.KindNote, Session: "ms", Created: same,
+			Summary: fmt.Sprintf("note %d", i)}, Content: []byte("tick")})
+	}
+	if err := f.ix.Add(context.Background(), docs...); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q Query) []memex.ID {
+		res, err := f.ix.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []memex.ID
+		for _, h := range res.Hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	if got := count(Query{Text: "tick", Before: ids[2]}); !reflect.DeepEqual(got, []memex.ID{ids[1], ids[0]}) {
+		t.Errorf("before ids[2] = %v, want ids 1, 0", got)
+	}
+	if got := count(Query{Text: "tick", After: ids[2]}); !reflect.DeepEqual(got, []memex.ID{ids[4], ids[3]}) {
+		t.Errorf("after ids[2] = %v, want ids 4, 3", got)
+	}
+	if got := count(Query{Text: "tick after:" + ids[0].String() + " before:" + ids[4].String()}); len(got) != 3 {
+		t.Errorf("between = %v, want 3", got)
+	}
+	got := f.names(t, Query{Text: "config", Before: f.ids["thinking"]})
+	if !reflect.DeepEqual(got, []string{"parse"}) {
+		t.Errorf("config before thinking = %v, want [parse]", got)
+	}
+	got = f.names(t, Query{Text: "config", After: f.ids["parse"]})
+	if !reflect.DeepEqual(got, []string{"thinking"}) {
+		t.Errorf("config after parse = %v, want [thinking]", got)
+	}
+}
+
+func TestHitFields(t *testing.T) {
+	f := newFixture(t, nil)
+	res, err := f.ix.Search(context.Background(), Query{Text: "nil map"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits = %+v", res.Hits)
+	}
+	h := res.Hits[0]
+	if h.ID != f.ids["nilmap"] || h.Session != "s2" || h.Project != "p1" || h.Agent != "codex" ||
+		h.Summary != "shell: go test ./auth/... → FAIL (exit 1)" || h.Tokens == 0 || h.Created.IsZero() ||
+		!reflect.DeepEqual(h.Aliases, []string{"nilmap"}) || h.Exit == nil || *h.Exit != 1 || h.Score <= 0 {
+		t.Errorf("hit = %+v", h)
+	}
+	if h.Snippet != "panic: assignment to entry in nil map" {
+		t.Errorf("snippet = %q", h.Snippet)
+	}
+}
+
+func TestPhraseChecked(t *testing.T) {
+	f := newFixture(t, nil)
+	f.add(t, entry{name: "scattered", kind: memex.KindNote, summary: "note",
+		content: "the map was built; later a nil pointer showed up"})
+	if got := f.names(t, Query{Text: "nil map"}); len(got) != 2 {
+		t.Errorf("plain words nil map = %v, want both entries", got)
+	}
+	if got := f.names(t, Query{Text: `"nil map"`}); !reflect.DeepEqual(got, []string{"nilmap"}) {
+		t.Errorf("phrase nil map = %v, want [nilmap]", got)
+	}
+	if got := f.names(t, Query{Text: `"map nil"`}); len(got) != 0 {
+		t.Errorf("phrase map nil = %v, want none", got)
+	}
+}
+
+func TestRelaxed(t *testing.T) {
+	f := newFixture(t, nil)
+	res, err := f.ix.Search(context.Background(), Query{Text: "pytest kubernetes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Relaxed || len(res.Hits) == 0 || res.Hits[0].ID != f.ids["pytest"] {
+		t.Errorf("relaxed = %v hits = %+v", res.Relaxed, res.Hits)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, q := range []Query{
+		{Text: `"unterminated`},
+		{Text: "project:"},
+		{Text: "project: p1"},
+		{Text: "exit:abc"},
+		{Text: "before:notanid"},
+		{Text: ""},
+		{Text: "   && || "},
+	} {
+		_, err := f.ix.Search(context.Background(), q)
+		if !errors.Is(err, memex.ErrInvalid) {
+			t.Errorf("search %q: err = %v, want ErrInvalid", q.Text, err)
+		}
+	}
+	// Things that look odd but are plain words.
+	for _, q := range []string{"http://x.y/z", "file.go:12:3", "a:b:c", `x"y"`, "((", "ünïcödé", "*"} {
+		if _, err := f.ix.Search(context.Background(), Query{Text: q}); err != nil && !errors.Is(err, memex.ErrInvalid) {
+			t.Errorf("search %q: %v", q, err)
+		}
+	}
+}
+
+func TestDelete(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := f.ix.Delete(context.Background(), f.ids["nilmap"], memex.NewID(t0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.names(t, Query{Text: `"nil map"`}); len(got) != 0 {
+		t.Errorf("after delete: %v", got)
+	}
+	if has, _ := f.ix.Has(f.ids["nilmap"]); has {
+		t.Error("Has after delete")
+	}
+	n, _ := f.ix.Count()
+	if n != uint64(len(entries)-1) {
+		t.Errorf("count = %d", n)
+	}
+}
+
+func TestGoneFromArchiveDropped(t *testing.T) {
+	f := newFixture(t, nil)
+	f.c.mu.Lock()
+	delete(f.c.m, f.ids["pytest"])
+	f.c.mu.Unlock()
+	if got := f.names(t, Query{Text: "pytest"}); len(got) != 0 {
+		t.Errorf("forgotten entry found: %v", got)
+	}
+	if has, _ := f.ix.Has(f.ids["pytest"]); has {
+		t.Error("forgotten entry still indexed")
+	}
+}
+
+func TestReopenAndSchema(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := memex.NewID(t0)
+	if err := ix.Add(context.Background(), Doc{Entry: memex.Entry{ID: id, Kind: memex.KindNote, Summary: "durable"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+	ix, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(context.Background(), Query{Text: "durable"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != id {
+		t.Fatalf("after reopen: %+v %v", res, err)
+	}
+	// An index of another schema version is refused with a hint.
+	if err := ix.bi.SetInternal(schemaKey, []byte("0")); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	_, err = Open(dir, nil)
+	if !errors.Is(err, memex.ErrSchema) || !strings.Contains(err.Error(), "memex reindex") {
+		t.Fatalf("open old schema: %v", err)
+	}
+	// Garbage where the index should be is refused the same way.
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "index_meta.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad, nil); !errors.Is(err, memex.ErrSchema) {
+		t.Fatalf("open garbage: %v", err)
+	}
+	if err := Drop(dir); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, _ := ix.Count(); n != 0 {
+		t.Fatalf("count after drop = %d", n)
+	}
+}
+
+func TestReset(t *testing.T) {
+	for _, mem := range []bool{true, false} {
+		f := newFixture(t, &Options{InMemory: mem})
+		if err := f.ix.Reset(); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := f.ix.Count(); n != 0 {
+			t.Fatalf("count after reset = %d", n)
+		}
+		f.add(t, entries[0])
+		if got := f.names(t, Query{Text: "parse config"}); len(got) != 1 {
+			t.Fatalf("after reset and add: %v", got)
+		}
+	}
+}
+
+func TestTimeoutPartial(t *testing.T) {
+	f := newFixture(t, &Options{InMemory: true, Timeout: time.Nanosecond})
+	res, err := f.ix.Search(context.Background(), Query{Text: "config"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Partial {
+		t.Errorf("result not partial: %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.ix.Search(ctx, Query{Text: "config"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled search: %v", err)
+	}
+}
+
+func FuzzSearch(f *testing.F) {
+	for _, s := range []string{"parse config", `"nil map"`, "path:a/b.go exit:1", `project:"x y" "`, "before:01JD", "a:b", "\x00\xff"} {
+		f.Add(s)
+	}
+	c := &corpus{m: map[memex.ID][]byte{}}
+	ix, err := Open("", &Options{InMemory: true, Content: c.content})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ix.Close()
+	id := memex.NewID(t0)
+	c.m[id] = []byte(entries[2].content)
+	if err := ix.Add(context.Background(), Doc{Entry: memex.Entry{ID: id, Kind: memex.KindTool, Input: entries[2].input},
+		Content: c.m[id]}); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		_, err := ix.Search(context.Background(), Query{Text: q})
+		if err != nil && !errors.Is(err, memex.ErrInvalid) {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		_, err = ix.Search(context.Background(), Query{Text: q, Literal: true})
+		if err != nil && !errors.Is(err, memex.ErrInvalid) {
+			t.Fatalf("literal search %q: %v", q, err)
+		}
+	})
+}

@@ -1,0 +1,490 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/memex-archive/memex"
+)
+
+// Hit is one search result.
+type Hit struct {
+	ID      memex.ID   `json:"id"`
+	Score   float64    `json:"score"`
+	Summary string     `json:"summary"`
+	Snippet string     `json:"snippet,omitempty"` // exact bytes of the content (or input) around the matching terms
+	Tokens  int64      `json:"tokens"`            // what a full deref would cost
+	Session string     `json:"session,omitempty"`
+	Project string     `json:"project,omitempty"`
+	Agent   string     `json:"agent,omitempty"`
+	Kind    memex.Kind `json:"kind,omitempty"`
+	Tool    string     `json:"tool,omitempty"`
+	Exit    *int       `json:"exit,omitempty"`
+	Created time.Time  `json:"created"`
+	Aliases []string   `json:"aliases,omitempty"`
+}
+
+// Result is the answer to a Query.
+type Result struct {
+	Hits  []Hit  `json:"hits"`
+	Total uint64 `json:"total"` // entries matching, before the limit (an estimate when phrases are checked)
+	// Partial says the search ran out of its time bound (Options.Timeout):
+	// hits may be missing, and some may lack a snippet.
+	Partial bool `json:"partial,omitempty"`
+	// Relaxed says no entry matched all words, so the hits match some.
+	Relaxed bool          `json:"relaxed,omitempty"`
+	Took    time.Duration `json:"took_ns"`
+}
+
+// Field weights of plain words: a match in the summary or the command says
+// more about an entry than one somewhere in its output.
+const (
+	boostSummary = 3.0
+	boostInput   = 2.0
+	boostPath    = 2.0
+	boostContent = 1.0
+)
+
+// Snippet bounds.
+const (
+	snippetMax  = 200      // bytes of a snippet
+	contentRead = 16 << 20 // bytes of content read for a snippet or phrase check
+)
+
+// Search runs q. A malformed query fails with an error wrapping
+// memex.ErrInvalid. The search, snippets included, is bounded by
+// Options.Timeout; past it the result is Partial rather than an error.
+// Cancelling ctx fails the search with ctx's error.
+func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+	start := time.Now()
+	p, err := parse(q)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(p.words) == 0 && len(p.phrases) == 0 && len(p.filters) == 0 && len(p.exits) == 0 &&
+		p.before.IsZero() && p.after.IsZero() {
+		return Result{}, fmt.Errorf("index: search: empty query: %w", memex.ErrInvalid)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	if limit > MaxLimit {
+		limit = MaxLimit
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return Result{}, fmt.Errorf("index: search: closed: %w", memex.ErrInvalid)
+	}
+	tctx, cancel := context.WithTimeout(ctx, ix.opts.Timeout)
+	defer cancel()
+
+	res, err := ix.run(tctx, p, limit, false)
+	if err == nil && len(res.Hits) == 0 && len(p.words) > 1 && len(p.phrases) == 0 && !res.Partial {
+		res, err = ix.run(tctx, p, limit, true)
+		res.Relaxed = true
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("index: search: %w", ctx.Err())
+		}
+		return Result{}, err
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// run builds and runs the bleve query, then checks phrases and cuts
+// snippets against the content.
+func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (Result, error) {
+	bq := p.build(relaxed)
+	size := limit
+	check := len(p.phrases) > 0 && ix.opts.Content != nil
+	if check {
+		// Some candidates will fail the phrase check.
+		size = limit*3 + 10
+	}
+	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
+	req.Fields = []string{fMeta}
+	if len(p.words) == 0 && len(p.phrases) == 0 {
+		req.SortBy([]string{"-_id"}) // filters only: newest first
+	} else {
+		req.SortBy([]string{"-_score", "-_id"}) // equal scores: newest first
+	}
+	sr, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return Result{Partial: true}, nil
+		}
+		return Result{}, fmt.Errorf("index: search: %w", err)
+	}
+	res := Result{Total: sr.Total, Hits: []Hit{}}
+	terms := p.snippetTerms()
+	var phraseRes []*regexp.Regexp
+	if check {
+		for _, ph := range p.phrases {
+			phraseRes = append(phraseRes, phraseRegexp(ph))
+		}
+	}
+	var gone []memex.ID
+	for _, dh := range sr.Hits {
+		if len(res.Hits) == limit {
+			break
+		}
+		id, err := memex.ParseID(dh.ID)
+		if err != nil {
+			continue
+		}
+		h := Hit{ID: id, Score: dh.Score}
+		var m meta
+		if s, ok := dh.Fields[fMeta].(string); ok {
+			_ = json.Unmarshal([]byte(s), &m)
+		}
+		h.Summary, h.Tokens, h.Session, h.Project, h.Agent = m.Summary, m.Tokens, m.Session, m.Project, m.Agent
+		h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = m.Kind, m.Tool, m.Exit, m.Created, m.Aliases
+
+		if ix.opts.Content == nil || (len(terms) == 0 && !check) {
+			h.Snippet = snippetOf([]byte(m.Input), terms)
+			res.Hits = append(res.Hits, h)
+			continue
+		}
+		if ctx.Err() != nil {
+			res.Partial = true
+			if check {
+				break // an unchecked phrase hit is no hit
+			}
+			res.Hits = append(res.Hits, h)
+			continue
+		}
+		content, err := ix.content(ctx, id)
+		if errors.Is(err, memex.ErrNotFound) {
+			gone = append(gone, id)
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Partial = true
+				if check {
+					break
+				}
+				res.Hits = append(res.Hits, h)
+				continue
+			}
+			return Result{}, fmt.Errorf("index: search: content of %s: %w", id, err)
+		}
+		if check {
+			hay := [][]byte{content, []byte(m.Summary), []byte(m.Input)}
+			if !matchesAll(phraseRes, hay) {
+				continue
+			}
+		}
+		h.Snippet = snippetOf(content, terms)
+		if h.Snippet == "" {
+			h.Snippet = snippetOf([]byte(m.Input), terms)
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	if check && !res.Partial && uint64(len(res.Hits)) < res.Total && len(sr.Hits) < size {
+		res.Total = uint64(len(res.Hits))
+	}
+	if len(gone) > 0 {
+		// Entries forgotten in the archive but still indexed (a crash
+		// between the two deletes): drop them now. The search answer
+		// does not depend on this succeeding.
+		b := ix.bi.NewBatch()
+		for _, id := range gone {
+			b.Delete(id.String())
+		}
+		_ = ix.bi.Batch(b)
+	}
+	return res, nil
+}
+
+// content reads at most contentRead bytes of an entry's content.
+func (ix *Index) content(ctx context.Context, id memex.ID) ([]byte, error) {
+	rc, err := ix.opts.Content(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, contentRead))
+}
+
+func matchesAll(res []*regexp.Regexp, hay [][]byte) bool {
+	for _, re := range res {
+		found := false
+		for _, h := range hay {
+			if re.Match(h) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// phraseRegexp matches the phrase's pieces in order, case-insensitively,
+// separated by anything but letters and digits (so "parse config" also
+// matches parseConfig and parse_config).
+func phraseRegexp(ph qphrase) *regexp.Regexp {
+	var pieces []string
+	for _, w := range ph.words {
+		parts := w.w.parts
+		if len(parts) == 0 {
+			parts = []string{w.w.whole}
+		}
+		for _, pc := range parts {
+			pieces = append(pieces, regexp.QuoteMeta(pc))
+		}
+	}
+	return regexp.MustCompile(`(?i)` + strings.Join(pieces, `[^\pL\pN]*`))
+}
+
+// build makes the bleve query: every word (any word, when relaxed), every
+// phrase's words, every filter.
+func (p *parsed) build(relaxed bool) query.Query {
+	var must []query.Query
+	var any []query.Query
+	for _, w := range p.words {
+		if relaxed {
+			any = append(any, wordQuery(w))
+		} else {
+			must = append(must, wordQuery(w))
+		}
+	}
+	for _, ph := range p.phrases {
+		for _, w := range ph.words {
+			must = append(must, wordQuery(w))
+		}
+	}
+	var filters []query.Query
+	for f, vs := range p.filters {
+		var alts []query.Query
+		for _, v := range vs {
+			alts = append(alts, termQuery(f, v, 1))
+		}
+		filters = append(filters, orOf(alts))
+	}
+	if len(p.exits) > 0 {
+		var alts []query.Query
+		for _, x := range p.exits {
+			v := float64(x)
+			t := true
+			nq := bleve.NewNumericRangeInclusiveQuery(&v, &v, &t, &t)
+			nq.SetField(fExit)
+			alts = append(alts, nq)
+		}
+		filters = append(filters, orOf(alts))
+	}
+	if !p.before.IsZero() {
+		filters = append(filters, idBound(p.before, true))
+	}
+	if !p.after.IsZero() {
+		filters = append(filters, idBound(p.after, false))
+	}
+	if len(must) == 0 && len(any) == 0 {
+		must = append(must, bleve.NewMatchAllQuery())
+	}
+	bq := bleve.NewBooleanQuery()
+	if len(must) > 0 {
+		bq.AddMust(must...)
+	}
+	if len(any) > 0 {
+		bq.AddShould(any...)
+		bq.Should.(*query.DisjunctionQuery).Min = 1
+	}
+	if len(filters) > 0 {
+		// Filters must hold but do not score.
+		fq := bleve.NewConjunctionQuery(filters...)
+		fq.SetBoost(0)
+		bq.AddMust(fq)
+	}
+	return bq
+}
+
+// wordQuery matches one query word in its field (or any text field): the
+// whole word as a term, or all of its parts.
+func wordQuery(w qword) query.Query {
+	fields := []struct {
+		name  string
+		stem  bool
+		boost float64
+	}{
+		{fSummary, true, boostSummary},
+		{fInput, false, boostInput},
+		{fContent, true, boostContent},
+	}
+	var alts []query.Query
+	for _, f := range fields {
+		if w.field != "" && w.field != f.name {
+			continue
+		}
+		whole := termQuery(f.name, analyzeTerm(f.stem, w.w.whole), f.boost)
+		if len(w.w.parts) == 0 {
+			alts = append(alts, whole)
+			continue
+		}
+		var parts []query.Query
+		for _, pc := range w.w.parts {
+			parts = append(parts, termQuery(f.name, analyzeTerm(f.stem, pc), f.boost))
+		}
+		alts = append(alts, whole, bleve.NewConjunctionQuery(parts...))
+	}
+	if w.field == "" && (strings.ContainsAny(w.w.whole, "/") || len(w.w.extra) > 0 || strings.Contains(w.w.whole, ".")) {
+		// The exact path keyword field holds paths as written.
+		if pth, ok := pathOf(w.w.whole); ok {
+			alts = append(alts, termQuery(fPath, pth, boostPath))
+		}
+	}
+	return orOf(alts)
+}
+
+func termQuery(field, term string, boost float64) query.Query {
+	tq := bleve.NewTermQuery(term)
+	tq.SetField(field)
+	tq.SetBoost(boost)
+	return tq
+}
+
+func orOf(qs []query.Query) query.Query {
+	if len(qs) == 1 {
+		return qs[0]
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// idBound restricts to IDs before (or after) id, exactly: by millisecond
+// on the numeric created field, and among the IDs of id's own millisecond
+// by their order as strings (the 26-character form sorts like the ID).
+func idBound(id memex.ID, before bool) query.Query {
+	ms := float64(id.Time().UnixMilli())
+	s := id.String()
+	prefix := s[:10] // the timestamp part
+	f, t := false, true
+	var nq *query.NumericRangeQuery
+	var tq *query.TermRangeQuery
+	if before {
+		nq = bleve.NewNumericRangeInclusiveQuery(nil, &ms, nil, &f)
+		tq = bleve.NewTermRangeInclusiveQuery(prefix+"0000000000000000", s, &t, &f)
+	} else {
+		nq = bleve.NewNumericRangeInclusiveQuery(&ms, nil, &f, nil)
+		tq = bleve.NewTermRangeInclusiveQuery(s, prefix+"ZZZZZZZZZZZZZZZZ", &f, &t)
+	}
+	nq.SetField(fCreated)
+	tq.SetField(fID)
+	return bleve.NewDisjunctionQuery(nq, tq)
+}
+
+// snippetTerms are the lower-cased strings a snippet should show.
+func (p *parsed) snippetTerms() []string {
+	var ts []string
+	seen := map[string]bool{}
+	add := func(w word) {
+		for _, t := range append([]string{w.whole}, w.parts...) {
+			if len(t) >= 2 && !seen[t] {
+				seen[t] = true
+				ts = append(ts, t)
+			}
+		}
+	}
+	for _, w := range p.words {
+		add(w.w)
+	}
+	for _, ph := range p.phrases {
+		for _, w := range ph.words {
+			add(w.w)
+		}
+	}
+	return ts
+}
+
+// snippetOf returns a short exact fragment of content: from the line that
+// holds the most distinct terms (whole words count double), up to
+// snippetMax bytes around the first match in it. "" when no line matches.
+func snippetOf(content []byte, terms []string) string {
+	if len(terms) == 0 || len(content) == 0 {
+		return ""
+	}
+	bestScore, bestLine, bestAt := 0, []byte(nil), 0
+	var low []byte
+	for len(content) > 0 {
+		line := content
+		if k := bytes.IndexByte(content, '\n'); k >= 0 {
+			line, content = content[:k], content[k+1:]
+		} else {
+			content = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		low = lowerASCII(low[:0], line)
+		score, at := 0, -1
+		for i, t := range terms {
+			if k := bytes.Index(low, []byte(t)); k >= 0 {
+				score++
+				if i == 0 || len(t) > 3 {
+					score++
+				}
+				if at < 0 || k < at {
+					at = k
+				}
+			}
+		}
+		if score > bestScore {
+			bestScore, bestLine, bestAt = score, line, at
+		}
+	}
+	if bestLine == nil {
+		return ""
+	}
+	return cutAround(bestLine, bestAt)
+}
+
+// cutAround returns up to snippetMax bytes of line around offset at, at
+// rune boundaries, trimmed of surrounding space.
+func cutAround(line []byte, at int) string {
+	if len(line) > snippetMax {
+		from := at - snippetMax/4
+		if from < 0 {
+			from = 0
+		}
+		to := from + snippetMax
+		if to > len(line) {
+			to = len(line)
+			from = to - snippetMax
+		}
+		for from > 0 && !isRuneStart(line[from]) {
+			from++
+		}
+		for to < len(line) && !isRuneStart(line[to]) {
+			to--
+		}
+		line = line[from:to]
+	}
+	return string(bytes.TrimSpace(line))
+}
+
+func lowerASCII(dst, src []byte) []byte {
+	for _, c := range src {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}

@@ -41,26 +41,48 @@ type Input struct {
 }
 
 // Entry returns the summary line for in: one line, at most MaxLen bytes,
-// valid UTF-8.
+// valid UTF-8. It names the command or tool input and the exit status when
+// known, then what matters for the content's shape: test counts and the
+// first failure, compiler errors with file:line, the exception and its
+// project frame, files touched by a diff or edit, the path and symbols of a
+// file read, match and file counts of a search, the URL and title of a
+// fetch, the first sentence of prose. Content of no known shape gets its
+// first line and line count. Entry is deterministic and does no I/O.
 func Entry(in Input) string {
+	d := newDoc(in)
+	fact := summaryFor(d)
 	var parts []string
-	if cmd := oneLine(in.Input); cmd != "" {
+	cmdLimit := MaxLen
+	if fact != "" {
+		// The fact is what the reader came for; a long command must not
+		// push it out of the line.
+		cmdLimit = 80
+	}
+	if d.cmd != "" && !prose(in.Kind) {
 		if in.Tool != "" {
-			parts = append(parts, in.Tool+": "+cmd)
+			parts = append(parts, Clip(in.Tool+": "+d.cmd, cmdLimit))
 		} else {
-			parts = append(parts, cmd)
+			parts = append(parts, Clip(d.cmd, cmdLimit))
 		}
 	} else if in.Tool != "" {
 		parts = append(parts, in.Tool)
 	}
-	if in.Exit != nil {
-		parts = append(parts, fmt.Sprintf("exit %d", *in.Exit))
+	if d.exit != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *d.exit))
 	}
-	if line := firstLine(in.Head); line != "" {
-		parts = append(parts, line)
+	if fact != "" {
+		parts = append(parts, oneLine(fact))
+	} else {
+		if line := firstLine([]byte(d.text)); line != "" {
+			parts = append(parts, line)
+		}
+		parts = append(parts, fmt.Sprintf("%d lines", in.Lines))
 	}
-	parts = append(parts, fmt.Sprintf("%d lines", in.Lines))
-	return Clip(strings.Join(parts, " · "), MaxLen)
+	return Clip(oneLine(strings.Join(parts, " · ")), MaxLen)
+}
+
+func prose(k memex.Kind) bool {
+	return k == memex.KindReasoning || k == memex.KindMessage || k == memex.KindNote
 }
 
 func firstLine(b []byte) string {

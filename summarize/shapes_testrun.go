@@ -1,0 +1,523 @@
+package summarize
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Test-run summaries: which runner, the pass/fail counts it printed, and the
+// first failing test with its message. Runners are recognised by the
+// summary lines they print, not by the command, so that a test run wrapped
+// in a script or make target is still recognised.
+
+var (
+	rePytestCounts = regexp.MustCompile(`((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun|expected to fail|exceptions?|unexpected passe?s?)(?:, )?)+),? in [\d.]+ ?s`)
+	reUnittestRan  = regexp.MustCompile(`^Ran (\d+) tests? in `)
+	reUnittestHdr  = regexp.MustCompile(`^(FAIL|ERROR): (\S+)(?: \((.*)\))?`)
+	reGoFail       = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
+	reGoLoc        = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)`)
+	reCargoResult  = regexp.MustCompile(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	reJestTests    = regexp.MustCompile(`^Tests:\s+(.*?),?\s*(\d+) total`)
+	reVitestTests  = regexp.MustCompile(`^\s*Tests\s+(.*?)\s*\((\d+)\)\s*$`)
+	reMvnTests     = regexp.MustCompile(`Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?`)
+	reMvnFailure   = regexp.MustCompile(`^\[ERROR\] (\S+)\s+(?:Time elapsed.*)?<<< (?:FAILURE|ERROR)!`)
+	reGradleFailed = regexp.MustCompile(`^(\S+) > (.+) FAILED$`)
+	reGradleCounts = regexp.MustCompile(`(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?`)
+	reJUnitSuite   = regexp.MustCompile(`<testsuites?\b[^>]*?\btests="(\d+)"[^>]*>`)
+	reXMLAttr      = regexp.MustCompile(`\b(failures|errors|skipped)="(\d+)"`)
+	reJUnitCase    = regexp.MustCompile(`<testcase\b[^>]*\bname="([^"]*)"`)
+	reJUnitFail    = regexp.MustCompile(`<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"`)
+	reAnsi         = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+)
+
+type testResult struct {
+	runner string
+	counts string
+	first  string // first failing test
+	msg    string // its message
+}
+
+func (r testResult) String() string {
+	s := r.runner
+	if r.counts != "" {
+		s += ": " + r.counts
+	}
+	if r.first != "" {
+		s += "; FAIL " + r.first
+		if r.msg != "" {
+			s += ": " + r.msg
+		}
+	}
+	return s
+}
+
+func testRun(d *doc) string {
+	for _, f := range []func(*doc) (testResult, bool){pytestRun, goTestRun, cargoTestRun, jestRun, unittestRun, mavenRun, gradleRun, junitXML} {
+		if r, ok := f(d); ok {
+			return r.String()
+		}
+	}
+	return ""
+}
+
+func pytestRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mCounts | mSession) {
+		return r, false
+	}
+	found := false
+	for i := len(d.lines) - 1; i >= 0; i-- {
+		l := d.lines[i]
+		if !strings.Contains(l, " in ") || !(strings.Contains(l, "passed") || strings.Contains(l, "failed") || strings.Contains(l, "error") || strings.Contains(l, "exception") || strings.Contains(l, "skipped")) {
+			continue
+		}
+		if m := rePytestCounts.FindStringSubmatch(l); m != nil {
+			r.counts = strings.TrimSuffix(strings.TrimSpace(m[1]), ",")
+			found = true
+			break
+		}
+	}
+	prog := d.program()
+	isPytest := prog == "pytest" || prog == "py.test" || d.marked(mSession) && d.has("test session starts")
+	isSympy := d.marked(mSession|mCounts) && (d.has("test process starts") || d.has("tests finished:"))
+	if !found && !isPytest && !isSympy {
+		return r, false
+	}
+	r.runner = "pytest"
+	if isSympy && !isPytest {
+		r.runner = "sympy test"
+	}
+	if !found {
+		n := collected(d.lines)
+		if n == "" {
+			// A pytest command that printed no counts (not installed,
+			// crashed at import) is not a test report.
+			return r, false
+		}
+		r.counts = n
+	}
+	// The short summary names the first failure with its message
+	// ("FAILED path::test - AssertionError: ..."); the long report has the
+	// "E   " lines under a "____ test ____" header.
+	for _, l := range d.lines {
+		if strings.HasPrefix(l, "FAILED ") || strings.HasPrefix(l, "ERROR ") {
+			rest := l[strings.IndexByte(l, ' ')+1:]
+			name, msg, _ := strings.Cut(rest, " - ")
+			r.first = testName(name)
+			r.msg = msg
+			break
+		}
+	}
+	hdr := -1
+	for i, l := range d.lines {
+		if strings.HasPrefix(l, "___") && strings.HasSuffix(strings.TrimSpace(l), "___") {
+			name := strings.Trim(l, "_ ")
+			if name == "" || strings.HasPrefix(name, "Captured") {
+				continue
+			}
+			if r.first == "" || strings.HasSuffix(name, r.first) || strings.HasSuffix(r.first, name) {
+				if r.first == "" {
+					r.first = testName(name)
+				}
+				hdr = i
+				break
+			}
+		}
+	}
+	if r.msg == "" && hdr < 0 && r.first != "" {
+		// The header may lie in the part of the body a summary does not
+		// see; the first "E   " line is then the best message.
+		for _, l := range d.lines {
+			if strings.HasPrefix(l, "E   ") {
+				r.msg = strings.TrimSpace(l[1:])
+				break
+			}
+		}
+	}
+	if r.msg == "" && hdr >= 0 {
+		for _, l := range d.lines[hdr+1:] {
+			if strings.HasPrefix(l, "E   ") {
+				r.msg = strings.TrimSpace(l[1:])
+				break
+			}
+			if strings.HasPrefix(l, "___") {
+				break
+			}
+		}
+		if r.msg == "" {
+			// sympy's runner prints a Python traceback under the header.
+			if ex, _ := pythonException(block(d.lines[hdr+1:], "___")); ex != "" {
+				r.msg = ex
+			}
+		}
+	}
+	return r, true
+}
+
+func collected(lines []string) string {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "collected ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}
+
+// testName shortens "path/to/test_x.py::Class::test_y[param]" to its last
+// two components, which is what a reader looks for.
+func testName(s string) string {
+	s = strings.TrimSpace(s)
+	parts := strings.Split(s, "::")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	parts[0] = path.Base(parts[0])
+	return strings.Join(parts, "::")
+}
+
+func unittestRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mUnittest) {
+		return r, false
+	}
+	ran := ""
+	for i := len(d.lines) - 1; i >= 0; i-- {
+		l := d.lines[i]
+		if !strings.HasPrefix(l, "Ran ") {
+			continue
+		}
+		if m := reUnittestRan.FindStringSubmatch(l); m != nil {
+			ran = m[1]
+			// The outcome follows "Ran N tests": "OK", "OK (skipped=2)"
+			// or "FAILED (failures=3, errors=1)".
+			for _, o := range d.lines[i+1:] {
+				o = strings.TrimSpace(o)
+				if strings.HasPrefix(o, "FAILED") || strings.HasPrefix(o, "OK") {
+					r.counts = plural(atoi(ran), "test") + ", " + o
+					break
+				}
+			}
+			if r.counts == "" {
+				r.counts = plural(atoi(ran), "test")
+			}
+			break
+		}
+	}
+	for i, l := range d.lines {
+		if !strings.HasPrefix(l, "FAIL: ") && !strings.HasPrefix(l, "ERROR: ") {
+			continue
+		}
+		m := reUnittestHdr.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		r.first = m[2]
+		if m[3] != "" {
+			r.first = lastDot(m[3]) + "." + m[2]
+		}
+		// The message is the exception line that ends the traceback.
+		if ex, _ := pythonException(block(d.lines[i+1:], "=====")); ex != "" {
+			r.msg = ex
+		}
+		break
+	}
+	if ran == "" && r.first == "" {
+		return r, false
+	}
+	if ran == "" && !d.marked(mTraceback) {
+		return r, false
+	}
+	r.runner = "unittest"
+	if strings.Contains(d.cmd, "runtests.py") || strings.Contains(d.cmd, "manage.py test") {
+		r.runner = "django tests"
+	}
+	return r, true
+}
+
+func lastDot(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func goTestRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mGoTest) {
+		return r, false
+	}
+	pass, fail, okPkg, failPkg := 0, 0, 0, 0
+	seen := false
+	for i, l := range d.lines {
+		switch {
+		case strings.HasPrefix(l, "--- PASS") || strings.HasPrefix(strings.TrimSpace(l), "--- PASS"):
+			pass++
+			seen = true
+		case strings.Contains(l, "--- FAIL: "):
+			m := reGoFail.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			fail++
+			seen = true
+			if r.first == "" || strings.HasPrefix(m[1], r.first+"/") {
+				r.first = m[1]
+				r.msg = ""
+				for _, n := range d.lines[i+1:] {
+					if mm := reGoLoc.FindStringSubmatch(n); mm != nil {
+						r.msg = strings.TrimSpace(n)
+						break
+					}
+					if strings.Contains(n, "--- ") || !strings.HasPrefix(n, " ") {
+						break
+					}
+				}
+			}
+		case strings.HasPrefix(l, "ok  \t") || strings.HasPrefix(l, "ok \t") || (strings.HasPrefix(l, "ok ") && strings.Contains(l, "\t")):
+			okPkg++
+			seen = true
+		case strings.HasPrefix(l, "FAIL\t") || (strings.HasPrefix(l, "FAIL ") && strings.Contains(l, "\t")):
+			failPkg++
+			seen = true
+		}
+	}
+	if !seen {
+		return r, false
+	}
+	r.runner = "go test"
+	var parts []string
+	if fail > 0 || pass > 0 {
+		parts = append(parts, strconv.Itoa(fail)+" failed", strconv.Itoa(pass)+" passed")
+	}
+	if okPkg+failPkg > 0 {
+		parts = append(parts, strconv.Itoa(failPkg)+" of "+strconv.Itoa(okPkg+failPkg)+" packages failed")
+	}
+	r.counts = strings.Join(parts, ", ")
+	return r, true
+}
+
+func cargoTestRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mCargo) {
+		return r, false
+	}
+	pass, fail, ign, n := 0, 0, 0, 0
+	for _, l := range d.lines {
+		if !strings.HasPrefix(l, "test result: ") {
+			continue
+		}
+		if m := reCargoResult.FindStringSubmatch(l); m != nil {
+			p, _ := strconv.Atoi(m[2])
+			f, _ := strconv.Atoi(m[3])
+			g, _ := strconv.Atoi(m[4])
+			pass, fail, ign, n = pass+p, fail+f, ign+g, n+1
+		}
+	}
+	if n == 0 {
+		return r, false
+	}
+	r.runner = "cargo test"
+	r.counts = strconv.Itoa(fail) + " failed, " + strconv.Itoa(pass) + " passed"
+	if ign > 0 {
+		r.counts += ", " + strconv.Itoa(ign) + " ignored"
+	}
+	for i, l := range d.lines {
+		if strings.HasPrefix(l, "---- ") && strings.HasSuffix(l, " stdout ----") {
+			r.first = strings.TrimSuffix(strings.TrimPrefix(l, "---- "), " stdout ----")
+			for j := i + 1; j < len(d.lines) && j < i+8; j++ {
+				n := d.lines[j]
+				if k := strings.Index(n, "panicked at "); k >= 0 {
+					rest := n[k+len("panicked at "):]
+					if strings.HasSuffix(rest, ":") && j+1 < len(d.lines) {
+						// Rust >= 1.73: location, then the message on
+						// the next line.
+						r.msg = strings.TrimSpace(d.lines[j+1]) + " at " + strings.TrimSuffix(rest, ":")
+					} else {
+						r.msg = rest
+					}
+					break
+				}
+			}
+			break
+		}
+	}
+	return r, true
+}
+
+func jestRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mTests) {
+		return r, false
+	}
+	for _, l := range d.lines {
+		l = stripAnsi(l)
+		if strings.HasPrefix(l, "Tests:") {
+			if m := reJestTests.FindStringSubmatch(l); m != nil {
+				r.runner, r.counts = "jest", strings.TrimSuffix(m[1], ",")+" of "+m[2]
+			}
+		} else if strings.HasPrefix(strings.TrimSpace(l), "Tests ") && strings.Contains(l, "(") {
+			if m := reVitestTests.FindStringSubmatch(l); m != nil && (strings.Contains(m[1], "passed") || strings.Contains(m[1], "failed")) {
+				r.runner, r.counts = "vitest", strings.ReplaceAll(m[1], " | ", ", ")+" of "+m[2]
+			}
+		}
+	}
+	if r.runner == "" {
+		return r, false
+	}
+	for i, l := range d.lines {
+		l = strings.TrimSpace(stripAnsi(l))
+		var name string
+		switch {
+		case strings.HasPrefix(l, "● ") && !strings.HasPrefix(l, "● Test suite failed"):
+			name = strings.TrimPrefix(l, "● ")
+		case r.runner == "vitest" && strings.HasPrefix(l, "FAIL ") && strings.Contains(l, " > "):
+			name = strings.TrimSpace(strings.TrimPrefix(l, "FAIL "))
+		default:
+			continue
+		}
+		r.first = name
+		for _, n := range d.lines[i+1:] {
+			n = strings.TrimSpace(stripAnsi(n))
+			if n != "" && !strings.HasPrefix(n, "❯") && !strings.HasPrefix(n, "⎯") {
+				r.msg = n
+				break
+			}
+		}
+		break
+	}
+	return r, true
+}
+
+func stripAnsi(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
+	return reAnsi.ReplaceAllString(s, "")
+}
+
+func mavenRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mTestsRun) {
+		return r, false
+	}
+	last := ""
+	for _, l := range d.lines {
+		if strings.Contains(l, "Tests run: ") {
+			if m := reMvnTests.FindStringSubmatch(l); m != nil && !strings.Contains(l, " - in ") && !strings.Contains(l, "Time elapsed") {
+				last = "Tests run: " + m[1] + ", Failures: " + m[2] + ", Errors: " + m[3]
+				if m[4] != "" {
+					last += ", Skipped: " + m[4]
+				}
+			} else if m != nil && last == "" {
+				last = "Tests run: " + m[1] + ", Failures: " + m[2] + ", Errors: " + m[3]
+			}
+		}
+	}
+	if last == "" {
+		return r, false
+	}
+	r.runner, r.counts = "maven", last
+	if d.program() == "gradle" || d.program() == "gradlew" || d.program() == "./gradlew" {
+		r.runner = "gradle"
+	}
+	for i, l := range d.lines {
+		if !strings.HasPrefix(l, "[ERROR] ") || !strings.Contains(l, "<<< ") {
+			continue
+		}
+		if m := reMvnFailure.FindStringSubmatch(l); m != nil {
+			r.first = m[1]
+			if i+1 < len(d.lines) {
+				r.msg = strings.TrimSpace(d.lines[i+1])
+			}
+			break
+		}
+	}
+	return r, true
+}
+
+func gradleRun(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mGradle) {
+		return r, false
+	}
+	for _, l := range d.lines {
+		if !strings.Contains(l, " completed, ") {
+			continue
+		}
+		if m := reGradleCounts.FindStringSubmatch(l); m != nil {
+			r.counts = m[0]
+		}
+	}
+	for i, l := range d.lines {
+		if !strings.HasSuffix(l, " FAILED") {
+			continue
+		}
+		if m := reGradleFailed.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			r.first = lastDot(m[1]) + " > " + m[2]
+			if i+1 < len(d.lines) {
+				r.msg = strings.TrimSpace(d.lines[i+1])
+			}
+			break
+		}
+	}
+	if r.counts == "" && r.first == "" {
+		return r, false
+	}
+	r.runner = "gradle"
+	return r, true
+}
+
+func junitXML(d *doc) (testResult, bool) {
+	var r testResult
+	if !d.marked(mXML) {
+		return r, false
+	}
+	i := strings.Index(d.text, "<testsuite")
+	if i < 0 {
+		return r, false
+	}
+	m := reJUnitSuite.FindStringSubmatch(d.text[i:])
+	if m == nil {
+		return r, false
+	}
+	r.runner = "junit"
+	r.counts = m[1] + " tests"
+	for _, a := range reXMLAttr.FindAllStringSubmatch(m[0], -1) {
+		r.counts += ", " + a[2] + " " + a[1]
+	}
+	f := strings.Index(d.text, "<failure")
+	if f < 0 {
+		f = strings.Index(d.text, "<error")
+	}
+	if f >= 0 {
+		if cs := reJUnitCase.FindAllStringSubmatch(d.text[:f], -1); len(cs) > 0 {
+			r.first = xmlUnescape(cs[len(cs)-1][1])
+		}
+		if fm := reJUnitFail.FindStringSubmatch(d.text[f:]); fm != nil {
+			r.msg = xmlUnescape(fm[1])
+		}
+	}
+	return r, true
+}
+
+var xmlEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&", "&#10;", " ")
+
+func xmlUnescape(s string) string { return xmlEntities.Replace(s) }
+
+// block returns lines up to the first one starting with sep (the next
+// failure's header), so a failure's message is never taken from the next.
+func block(lines []string, sep string) []string {
+	for i, l := range lines {
+		if strings.HasPrefix(l, sep) {
+			return lines[:i]
+		}
+	}
+	return lines
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

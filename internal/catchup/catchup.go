@@ -1,0 +1,270 @@
+// Package catchup keeps the search index in step with the archive.
+//
+// The archive is the source of truth. Every archive write leaves a durable
+// "pending index" marker in the same batch; CatchUp indexes the marked
+// entries and only then clears their markers, so a crash at any point is
+// repaired by the next CatchUp (indexing is idempotent: an entry indexed
+// twice is replaced, not duplicated). An entry deleted from the archive
+// while marked is deleted from the index. Reindex drops the index and
+// rebuilds it from the archive alone.
+//
+// When is CatchUp run? `memex serve` runs Follow, which catches up a few
+// times a second; a one-shot command that searches runs CatchUp first.
+// Either way an entry is searchable within a second of its add returning.
+//
+// This package is the only place that sees both the archive (through the
+// Store interface below) and the index: the two never import each other.
+package catchup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/index"
+)
+
+// Store is what catch-up needs of the archive (archive.Store has it).
+type Store interface {
+	// Get returns an entry's metadata, or an error wrapping
+	// memex.ErrNotFound.
+	Get(ctx context.Context, id memex.ID) (memex.Entry, error)
+	// Body streams an entry's exact content; the caller closes it.
+	Body(ctx context.Context, id memex.ID) (io.ReadCloser, error)
+	// Scan calls fn for every entry with an ID time in [from, to), in ID
+	// order; zero times leave that side open.
+	Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error
+	// Pending calls fn with the ID of every entry marked for indexing.
+	Pending(ctx context.Context, fn func(memex.ID) error) error
+	// ClearPending removes the markers of ids.
+	ClearPending(ctx context.Context, ids ...memex.ID) error
+}
+
+// Deleter is what Forget needs of the archive.
+type Deleter interface {
+	// Delete removes an entry, or fails with memex.ErrNotFound.
+	Delete(ctx context.Context, id memex.ID) error
+}
+
+// Stats counts what a catch-up or reindex did.
+type Stats struct {
+	Indexed int // entries indexed
+	Deleted int // markers of entries no longer in the archive, removed from the index
+	// NoContent counts entries indexed by metadata alone because their
+	// body could not be read (a corrupt chunk): `memex verify` names them.
+	NoContent int
+}
+
+// chunk is how many entries are indexed, and their markers cleared,
+// together. One bleve batch per chunk; a crash loses at most one chunk's
+// work, which the next CatchUp redoes.
+const chunk = 512
+
+// CatchUp indexes every entry marked pending in the archive, then clears
+// the markers. Cancelling ctx stops between chunks; what was done stays
+// done.
+func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
+	var ids []memex.ID
+	if err := s.Pending(ctx, func(id memex.ID) error {
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		return Stats{}, fmt.Errorf("catchup: pending: %w", err)
+	}
+	var st Stats
+	for len(ids) > 0 {
+		n := min(chunk, len(ids))
+		part := ids[:n]
+		ids = ids[n:]
+		var entries []memex.Entry
+		var gone []memex.ID
+		for _, id := range part {
+			e, err := s.Get(ctx, id)
+			if errors.Is(err, memex.ErrNotFound) {
+				gone = append(gone, id)
+				continue
+			}
+			if err != nil {
+				return st, fmt.Errorf("catchup: get %s: %w", id, err)
+			}
+			entries = append(entries, e)
+		}
+		if len(gone) > 0 {
+			if err := ix.Delete(ctx, gone...); err != nil {
+				return st, fmt.Errorf("catchup: %w", err)
+			}
+			st.Deleted += len(gone)
+		}
+		if err := indexEntries(ctx, s, ix, entries, &st, nil); err != nil {
+			return st, err
+		}
+		if err := s.ClearPending(ctx, part...); err != nil {
+			return st, fmt.Errorf("catchup: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// Reindex drops the index and rebuilds it from the archive alone, calling
+// progress (when not nil) after each chunk with the entries done and the
+// total. Markers of the entries it indexed are cleared; an entry added
+// while it runs keeps its marker for the next CatchUp.
+func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
+	var entries []memex.Entry
+	if err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+		entries = append(entries, e)
+		return nil
+	}); err != nil {
+		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
+	}
+	if err := ix.Reset(); err != nil {
+		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
+	}
+	total := len(entries)
+	if progress != nil {
+		progress(0, total)
+	}
+	var st Stats
+	done := 0
+	err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
+		ids := make([]memex.ID, len(part))
+		for i, e := range part {
+			ids[i] = e.ID
+		}
+		if err := s.ClearPending(ctx, ids...); err != nil {
+			return fmt.Errorf("catchup: reindex: %w", err)
+		}
+		done += len(part)
+		if progress != nil {
+			progress(done, total)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// Forget deletes entries from the archive, then from the index. An ID the
+// archive does not know is still removed from the index, and reported as
+// memex.ErrNotFound after the others are done. A crash between the two
+// deletes leaves an index row whose content is gone; search drops such
+// rows when it meets them, and Reindex never recreates them.
+func Forget(ctx context.Context, s Deleter, ix *index.Index, ids ...memex.ID) error {
+	var missing []memex.ID
+	for _, id := range ids {
+		if err := s.Delete(ctx, id); err != nil {
+			if !errors.Is(err, memex.ErrNotFound) {
+				return fmt.Errorf("catchup: forget %s: %w", id, err)
+			}
+			missing = append(missing, id)
+		}
+	}
+	if err := ix.Delete(ctx, ids...); err != nil {
+		return fmt.Errorf("catchup: forget: %w", err)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("catchup: forget: %d of %d entries not in the archive (first %s): %w",
+			len(missing), len(ids), missing[0], memex.ErrNotFound)
+	}
+	return nil
+}
+
+// FollowOptions configure Follow. The zero value catches up every 250 ms
+// and drops errors.
+type FollowOptions struct {
+	Interval time.Duration // between rounds; 250 ms when zero
+	OnError  func(error)   // a round's error (the next round retries)
+	OnRound  func(Stats)   // after each successful round (logging, tests)
+}
+
+// Follow runs CatchUp at once and then every interval until ctx is done,
+// carrying on after errors. A long-running server calls it in a goroutine.
+func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
+	if opts.Interval <= 0 {
+		opts.Interval = 250 * time.Millisecond
+	}
+	t := time.NewTicker(opts.Interval)
+	defer t.Stop()
+	for {
+		st, err := CatchUp(ctx, s, ix)
+		switch {
+		case err != nil && ctx.Err() == nil && opts.OnError != nil:
+			opts.OnError(err)
+		case err == nil && opts.OnRound != nil:
+			opts.OnRound(st)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// indexEntries reads the entries' bodies (as many readers as there are
+// CPUs, each keeping only index.Excerpt of a body) and indexes them in
+// chunks, calling after with each chunk once it is indexed.
+func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex.Entry, st *Stats, after func([]memex.Entry) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	for len(entries) > 0 {
+		n := min(chunk, len(entries))
+		part := entries[:n]
+		entries = entries[n:]
+		docs := make([]index.Doc, len(part))
+		var noContent int
+		var mu sync.Mutex
+		var firstErr error
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					content, err := excerpt(ctx, s, part[i].ID)
+					if err != nil {
+						mu.Lock()
+						if ctx.Err() != nil && firstErr == nil {
+							firstErr = ctx.Err()
+						}
+						noContent++
+						mu.Unlock()
+					}
+					docs[i] = index.Doc{Entry: part[i], Content: content}
+				}
+			}()
+		}
+		for i := range part {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		if firstErr != nil {
+			return fmt.Errorf("catchup: %w", firstErr)
+		}
+		if err := ix.Add(ctx, docs...); err != nil {
+			return fmt.Errorf("catchup: %w", err)
+		}
+		st.Indexed += len(docs)
+		st.NoContent += noContent
+		if after != nil {
+			if err := after(part); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func excerpt(ctx context.Context, s Store, id memex.ID) ([]byte, error) {
+	rc, err := s.Body(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return index.Excerpt(rc)
+}

@@ -83,6 +83,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.tokensCommand(),
 		a.verifyCommand(),
 		a.statsCommand(),
+		a.searchCommand(), a.reindexCommand(), a.forgetCommand(),
 	)
 	return root
 }

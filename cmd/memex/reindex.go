@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func (a *app) reindexCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "reindex [--json]",
+		Short: "Drop the search index and rebuild it from the archive",
+		Long: `Drop the search index and rebuild it from the archive alone (the archive is the
+source of truth; the index is derived). Needed after an upgrade that changes the
+index schema: search then says so. Shows a progress bar on a terminal and prints the
+number of entries indexed.`,
+		Example: `  memex reindex
+  memex reindex --json    # {"indexed":N,"no_content":M}`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, err := a.store(ctx)
+			if err != nil {
+				return err
+			}
+			dir := filepath.Join(a.home, "index")
+			ix, err := index.Open(dir, nil)
+			if errors.Is(err, memex.ErrSchema) {
+				// An index of another schema is what reindex is for.
+				if err = index.Drop(dir); err == nil {
+					ix, err = index.Open(dir, nil)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			var progress func(done, total int)
+			if f, ok := a.stderr.(*os.File); ok && !asJSON && term.IsTerminal(int(f.Fd())) {
+				var bar *progressbar.ProgressBar
+				progress = func(done, total int) {
+					if bar == nil {
+						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
+							progressbar.OptionSetDescription("reindex"), progressbar.OptionShowCount(),
+							progressbar.OptionClearOnFinish())
+					}
+					_ = bar.Set(done)
+				}
+			}
+			st, err := catchup.Reindex(ctx, s, ix, progress)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, map[string]int{"indexed": st.Indexed, "no_content": st.NoContent})
+			}
+			fmt.Fprintf(a.stdout, "reindexed %d entries\n", st.Indexed)
+			if st.NoContent > 0 {
+				fmt.Fprintf(a.stderr, "%d entries indexed without content (unreadable body; run memex verify)\n", st.NoContent)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	return c
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/spf13/cobra"
+)
+
+type searchOptions struct {
+	limit                               int
+	project, session, agent, kind, tool string
+	before, after                       string
+	json                                bool
+}
+
+func (a *app) searchCommand() *cobra.Command {
+	var o searchOptions
+	c := &cobra.Command{
+		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--before ID] [--after ID] [--json]",
+		Short: "Find archived entries by words, phrases and filters",
+		Long: `Search the archive's index. Plain words must all match (best matches first; when no
+entry has them all, entries with most of them come back, marked relaxed). "Quoted
+phrases" match words in order. field:value filters: project: session: agent: kind:
+tool: path: exit: before:ID after:ID, and summary: content: input: for a word in one
+field. Identifiers are split: "parse config" finds parseConfigFile.
+
+Each hit: id, score, summary, a short exact snippet, tokens (the cost of a full
+deref), session, project, agent, created, aliases. --before/--after take an ID or an
+alias and restrict to entries older/newer than it. A search is bounded to one second;
+a result cut short says partial.`,
+		Example: `  memex search "nil map" --project myrepo
+  memex search 'go test "nil map" exit:1' --limit 5
+  memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("search takes a query\nUsage: %s", c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return a.runSearch(c, o, strings.Join(args, " ")) },
+	}
+	f := c.Flags()
+	f.IntVar(&o.limit, "limit", index.DefaultLimit, "hits to return")
+	f.StringVar(&o.project, "project", "", "only entries of this project")
+	f.StringVar(&o.session, "session", "", "only entries of this session")
+	f.StringVar(&o.agent, "agent", "", "only entries of this agent")
+	f.StringVar(&o.kind, "kind", "", "only entries of this kind")
+	f.StringVar(&o.tool, "tool", "", "only entries of this tool")
+	f.StringVar(&o.before, "before", "", "only entries older than this ID or alias")
+	f.StringVar(&o.after, "after", "", "only entries newer than this ID or alias")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	return c
+}
+
+// openIndex opens the store and the index beside it, and brings the index
+// up to date with the archive (so that an entry is searchable as soon as
+// its add returned). The caller closes the index.
+func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, error) {
+	s, err := a.store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body})
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := catchup.CatchUp(ctx, s, ix)
+	if err != nil {
+		ix.Close()
+		return nil, nil, err
+	}
+	if st.Indexed > 0 {
+		a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
+	}
+	return s, ix, nil
+}
+
+func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
+	if o.limit <= 0 {
+		return usagef("--limit %d: want a positive number", o.limit)
+	}
+	ctx := c.Context()
+	s, ix, err := a.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	q := index.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
+		Agent: o.agent, Kind: o.kind, Tool: o.tool}
+	for _, b := range []struct {
+		ref string
+		id  *memex.ID
+	}{{o.before, &q.Before}, {o.after, &q.After}} {
+		if b.ref == "" {
+			continue
+		}
+		if *b.id, err = s.Resolve(ctx, b.ref, o.project); err != nil {
+			return err
+		}
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(a.stdout, res)
+	}
+	for _, h := range res.Hits {
+		fmt.Fprintf(a.stdout, "%s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
+		if h.Snippet != "" {
+			fmt.Fprintf(a.stdout, "    %s\n", h.Snippet)
+		}
+	}
+	switch {
+	case len(res.Hits) == 0:
+		fmt.Fprintln(a.stderr, "no matches")
+	case res.Partial:
+		fmt.Fprintln(a.stderr, "(partial: the search ran out of time; narrow the query)")
+	case res.Relaxed:
+		fmt.Fprintln(a.stderr, "(no entry matches every word; these match some)")
+	}
+	return nil
+}

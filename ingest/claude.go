@@ -1,0 +1,467 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+const agentClaude = "claude-code"
+
+type ccLine struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	UUID             string          `json:"uuid"`
+	SessionID        string          `json:"sessionId"`
+	Timestamp        string          `json:"timestamp"`
+	Cwd              string          `json:"cwd"`
+	Version          string          `json:"version"`
+	GitBranch        string          `json:"gitBranch"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	AgentID          string          `json:"agentId"`
+	Content          json.RawMessage `json:"content"`
+	LogicalParent    string          `json:"logicalParentUuid"`
+	CompactMetadata  *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"`
+	Message *struct {
+		ID      string          `json:"id"`
+		Model   string          `json:"model"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
+}
+
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   *bool           `json:"is_error"`
+	ToolName  string          `json:"tool_name"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
+// ccPending is a tool_use waiting for its tool_result.
+type ccPending struct {
+	rec   Record
+	off   int64 // file offset of the tool_use line
+	line  int
+	index int // its N in SESSION#N
+}
+
+// ccMetadataTypes are line types that carry no conversation content.
+var ccMetadataTypes = map[string]bool{
+	"summary": true, "file-history-snapshot": true, "queue-operation": true, "last-prompt": true,
+	"permission-mode": true, "custom-title": true, "tag": true, "progress": true, "attachment": true,
+	"agent-name": true, "pr-link": true,
+}
+
+func parseClaude(ctx context.Context, s *source) error {
+	session := sessionFromPath(s.path)
+	s.st.Session = session
+	base := map[string]string{}
+	subagent := strings.HasPrefix(session, "agent-")
+	if subagent {
+		readSubagentMeta(strings.TrimSuffix(s.path, ".jsonl")+".meta.json", base)
+	}
+	spillDir := claudeSpillDir(s.path)
+	clk := clock{fallback: s.mtime.UTC()}
+	tools := s.st.Tools
+	pending := map[string]*ccPending{}
+	var order []string // pending ids in tool_use order
+
+	newEntry := func(l *ccLine, kind memex.Kind, t time.Time) memex.Entry {
+		a := make(map[string]string, len(base)+6)
+		for k, v := range base {
+			a[k] = v
+		}
+		if l.Cwd != "" {
+			a["cwd"] = l.Cwd
+		}
+		if l.GitBranch != "" {
+			a["git_branch"] = l.GitBranch
+		}
+		if l.UUID != "" {
+			a["uuid"] = l.UUID
+		}
+		if subagent && l.SessionID != "" && l.SessionID != session {
+			a["parent_session"] = l.SessionID
+		}
+		if l.IsSidechain {
+			a["sidechain"] = "true"
+		}
+		return memex.Entry{
+			Project: s.project(l.Cwd), Session: session, Agent: agentClaude, Kind: kind,
+			Created: t, Attrs: a,
+		}
+	}
+	key := func(l *ccLine, i, n int, raw []byte) string {
+		id := l.UUID
+		if id == "" {
+			id = session + ":" + shortHash(raw)
+		}
+		if n > 1 {
+			return "cc:" + id + "." + strconv.Itoa(i)
+		}
+		return "cc:" + id
+	}
+
+	end, endLine, err := s.eachLine(ctx, func(raw []byte, off int64, no int) error {
+		var l ccLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			s.skip(no, "malformed json", err)
+			return nil
+		}
+		if l.Cwd != "" && l.Cwd != s.st.Cwd {
+			s.st.Cwd = l.Cwd
+			s.st.Project = s.project(l.Cwd)
+		}
+		t := clk.at(parseTime(l.Timestamp))
+		switch l.Type {
+		case "user", "assistant":
+		case "system":
+			if l.Subtype != "compact_boundary" {
+				s.ignore("system:" + l.Subtype)
+				return nil
+			}
+			e := newEntry(&l, memex.KindEvent, t)
+			e.Attrs["event"] = "compact_boundary"
+			if l.LogicalParent != "" {
+				e.Attrs["logical_parent"] = l.LogicalParent
+			}
+			body := "compact_boundary"
+			if m := l.CompactMetadata; m != nil {
+				e.Attrs["trigger"] = m.Trigger
+				if m.PreTokens > 0 {
+					e.Attrs["pre_tokens"] = strconv.FormatInt(m.PreTokens, 10)
+				}
+				body += " trigger=" + m.Trigger + " pre_tokens=" + strconv.FormatInt(m.PreTokens, 10)
+			}
+			if c, ok := jsonString(l.Content); ok && c != "" {
+				body = c
+			}
+			s.emit(Record{Entry: e, Body: []byte(body), Key: key(&l, 0, 1, raw)})
+			return nil
+		default:
+			if ccMetadataTypes[l.Type] {
+				s.ignore(l.Type)
+			} else {
+				s.unknown(l.Type)
+			}
+			return nil
+		}
+		if l.Message == nil {
+			s.skip(no, "no message", nil)
+			return nil
+		}
+		// The content is a string (a typed prompt) or a block list.
+		if str, ok := jsonString(l.Message.Content); ok {
+			if !nonEmpty(str) {
+				s.ignore("empty message")
+				return nil
+			}
+			kind := memex.KindMessage
+			e := newEntry(&l, kind, t)
+			e.Attrs["role"] = l.Type
+			if l.IsCompactSummary {
+				e.Kind = memex.KindEvent
+				e.Attrs["event"] = "compact_summary"
+			}
+			if l.IsMeta {
+				e.Attrs["meta"] = "true"
+			}
+			s.emit(Record{Entry: e, Body: []byte(str), Key: key(&l, 0, 1, raw)})
+			return nil
+		}
+		var blocks []ccBlock
+		if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
+			s.skip(no, "malformed content", err)
+			return nil
+		}
+		for i := range blocks {
+			b := &blocks[i]
+			k := key(&l, i, len(blocks), raw)
+			switch b.Type {
+			case "text":
+				if !nonEmpty(b.Text) {
+					s.ignore("empty text")
+					continue
+				}
+				e := newEntry(&l, memex.KindMessage, t)
+				e.Attrs["role"] = l.Type
+				if l.Type == "assistant" {
+					e.Attrs["model"] = l.Message.Model
+					e.Attrs["message_id"] = l.Message.ID
+				}
+				if l.IsCompactSummary {
+					e.Kind = memex.KindEvent
+					e.Attrs["event"] = "compact_summary"
+				}
+				if l.IsMeta {
+					e.Attrs["meta"] = "true"
+				}
+				s.emit(Record{Entry: e, Body: []byte(b.Text), Key: k})
+			case "thinking":
+				if !nonEmpty(b.Thinking) {
+					// The host keeps only the signature of some thinking.
+					s.ignore("empty thinking")
+					continue
+				}
+				e := newEntry(&l, memex.KindReasoning, t)
+				e.Attrs["model"] = l.Message.Model
+				e.Attrs["message_id"] = l.Message.ID
+				s.emit(Record{Entry: e, Body: []byte(b.Thinking), Key: k})
+			case "redacted_thinking":
+				s.ignore("redacted_thinking")
+			case "image":
+				e := newEntry(&l, memex.KindMessage, t)
+				e.Attrs["role"] = l.Type
+				s.emit(Record{Entry: e, Body: []byte(imageRef(b)), Key: k})
+			case "tool_use":
+				if b.ID == "" {
+					s.skip(no, "tool_use without id", nil)
+					continue
+				}
+				e := newEntry(&l, memex.KindTool, t)
+				e.Tool = b.Name
+				e.Input = toolInput(b.Name, b.Input)
+				e.Attrs["model"] = l.Message.Model
+				e.Attrs["message_id"] = l.Message.ID
+				e.Aliases = []string{b.ID, toolAlias(session, tools)}
+				if _, dup := pending[b.ID]; !dup {
+					order = append(order, b.ID)
+				}
+				pending[b.ID] = &ccPending{rec: Record{Entry: e, Key: "cc:" + b.ID}, off: off, line: no, index: tools}
+				tools++
+			case "tool_result":
+				p, ok := pending[b.ToolUseID]
+				if !ok {
+					// Its tool_use was archived in an earlier run, or the
+					// transcript lost it (a fork starting mid-call).
+					s.ignore("tool_result without tool_use")
+					continue
+				}
+				delete(pending, b.ToolUseID)
+				rec := p.rec
+				body, spilled := resultText(b.Content), ""
+				if strings.Contains(body, "<persisted-output>") || strings.Contains(body, "tool-results/") {
+					if full, path, ok := readSpilled(spillDir, b.ToolUseID, body); ok {
+						body, spilled = full, path
+					}
+				}
+				rec.Body = []byte(body)
+				if spilled != "" {
+					rec.Entry.Attrs["spilled"] = spilled
+				}
+				rec.Entry.Exit = exitStatus(rec.Entry.Tool, b.IsError, l.ToolUseResult, body)
+				if id := subagentID(l.ToolUseResult); id != "" {
+					rec.Entry.Attrs["subagent_session"] = "agent-" + id
+				}
+				if l.IsSidechain {
+					rec.Entry.Attrs["sidechain"] = "true"
+				}
+				s.emit(rec)
+			default:
+				s.unknown("block:" + b.Type)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Tool calls still without a result: wait for it while the host may
+	// still write it; once the file has settled, archive them without one.
+	settled := s.opts.SettleAfter < 0 || s.opts.Now().Sub(s.mtime) >= s.opts.SettleAfter
+	s.resume, s.resumeLine, s.resumeTool = end, endLine, tools
+	first := true
+	for _, id := range order {
+		p, ok := pending[id]
+		if !ok {
+			continue
+		}
+		if settled {
+			p.rec.Entry.Attrs["result"] = "missing"
+			s.emit(p.rec)
+			continue
+		}
+		if first {
+			s.resume, s.resumeLine, s.resumeTool = p.off, p.line, p.index
+			first = false
+		}
+	}
+	return nil
+}
+
+// toolInput is the entry's Input: a shell tool's command, else the
+// arguments as one-line JSON.
+func toolInput(name string, input json.RawMessage) string {
+	var args struct {
+		Command *string `json:"command"`
+	}
+	if (name == "Bash" || name == "bash" || name == "shell") && json.Unmarshal(input, &args) == nil && args.Command != nil {
+		return *args.Command
+	}
+	return compactJSON(input)
+}
+
+// resultText is a tool_result's content as the agent saw it: a string as
+// is; a block list as its text blocks joined with "\n", with images and
+// other blocks referenced by a one-line marker rather than inlined.
+func resultText(raw json.RawMessage) string {
+	if s, ok := jsonString(raw); ok {
+		return s
+	}
+	var blocks []ccBlock
+	if json.Unmarshal(raw, &blocks) != nil {
+		return compactJSON(raw)
+	}
+	parts := make([]string, 0, len(blocks))
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image":
+			parts = append(parts, imageRef(b))
+		case "tool_reference":
+			parts = append(parts, "[tool_reference: "+b.ToolName+"]")
+		default:
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func imageRef(b *ccBlock) string {
+	if b.Source == nil {
+		return "[image]"
+	}
+	if b.Source.URL != "" {
+		return "[image: " + b.Source.URL + "]"
+	}
+	n := len(b.Source.Data) / 4 * 3
+	n -= len(b.Source.Data) - len(strings.TrimRight(b.Source.Data, "="))
+	return "[image: " + b.Source.MediaType + ", " + strconv.Itoa(n) + " bytes]"
+}
+
+var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
+
+// exitStatus: is_error true is a failure (the "Exit code N" a shell
+// result starts with when there is one, else 1); false, or a structured
+// toolUseResult, is 0; a string toolUseResult means the tool failed or was
+// rejected; otherwise unknown.
+func exitStatus(tool string, isError *bool, tur json.RawMessage, body string) *int {
+	if isError != nil && *isError {
+		if m := exitCodeRE.FindStringSubmatch(body); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				return memex.IntPtr(n)
+			}
+		}
+		return memex.IntPtr(1)
+	}
+	if isError != nil {
+		return memex.IntPtr(0)
+	}
+	if len(tur) > 0 {
+		switch tur[0] {
+		case '{':
+			return memex.IntPtr(0)
+		case '"':
+			return memex.IntPtr(1)
+		}
+	}
+	return nil
+}
+
+func subagentID(tur json.RawMessage) string {
+	if len(tur) == 0 || tur[0] != '{' {
+		return ""
+	}
+	var v struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(tur, &v) != nil {
+		return ""
+	}
+	return v.AgentID
+}
+
+func readSubagentMeta(p string, into map[string]string) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	var m struct {
+		AgentType    string `json:"agentType"`
+		Description  string `json:"description"`
+		WorktreePath string `json:"worktreePath"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return
+	}
+	for k, v := range map[string]string{"agent_type": m.AgentType, "description": m.Description, "worktree": m.WorktreePath} {
+		if v != "" {
+			into[k] = v
+		}
+	}
+}
+
+// claudeSpillDir is where the host saves tool outputs too large for the
+// transcript: <project>/<session>/tool-results for a main transcript, the
+// parent session's directory for a subagent's.
+func claudeSpillDir(p string) string {
+	dir := filepath.Dir(p)
+	if filepath.Base(dir) == "subagents" {
+		return filepath.Join(filepath.Dir(dir), "tool-results")
+	}
+	return filepath.Join(dir, sessionFromPath(p), "tool-results")
+}
+
+var savedToRE = regexp.MustCompile(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
+
+// readSpilled finds the full output of a tool call whose result the host
+// replaced by a preview: the path named in the preview, looked up by base
+// name in the session's tool-results directory (the transcript may come
+// from another machine), or a file named after the tool_use id.
+func readSpilled(dir, toolUseID, preview string) (string, string, bool) {
+	var candidates []string
+	if m := savedToRE.FindStringSubmatch(preview); m != nil {
+		name := filepath.Base(strings.TrimRight(m[1], ".,;)"))
+		candidates = append(candidates, filepath.Join(dir, name))
+	}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, de := range entries {
+			if strings.HasPrefix(de.Name(), toolUseID) {
+				candidates = append(candidates, filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	for _, c := range candidates {
+		if b, err := os.ReadFile(c); err == nil {
+			return string(b), c, true
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,316 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/memex-archive/memex"
+)
+
+// maxDecompressed bounds a .jsonl.zst rollout once decompressed, so a
+// corrupt or hostile file cannot exhaust memory.
+const maxDecompressed = 4 << 30
+
+func readFile(p string) ([]byte, error) {
+	if !strings.HasSuffix(p, ".zst") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("ingest: read: %w", err)
+		}
+		return b, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: read: %w", err)
+	}
+	defer f.Close()
+	return decompress(f)
+}
+
+func decompress(r io.Reader) ([]byte, error) {
+	d, err := zstd.NewReader(r, zstd.WithDecoderMaxMemory(maxDecompressed), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("ingest: zstd: %w", err)
+	}
+	defer d.Close()
+	b, err := io.ReadAll(io.LimitReader(d, maxDecompressed))
+	if err != nil {
+		// A rollout being compressed may be cut short: keep what decoded.
+		if len(b) > 0 {
+			return b, nil
+		}
+		return nil, fmt.Errorf("ingest: zstd: %v: %w", err, memex.ErrCorrupt)
+	}
+	return b, nil
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// DefaultPaths are the locations read when no path is given: Claude Code
+// ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects), Codex
+// ~/.codex/sessions and ~/.codex/archived_sessions (or under $CODEX_HOME),
+// OpenCode ~/.local/share/opencode (or $XDG_DATA_HOME/opencode). Auto
+// takes them all; the SWE formats and jsonl have none. home "" means the
+// user's home directory; when home is given the environment is ignored,
+// so tests see only what they set up.
+func DefaultPaths(f Format, home string) []string {
+	env := func(k string) string {
+		if home != "" {
+			return ""
+		}
+		return os.Getenv(k)
+	}
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	var out []string
+	if f == ClaudeCode || f == Auto {
+		if d := env("CLAUDE_CONFIG_DIR"); d != "" {
+			out = append(out, filepath.Join(d, "projects"))
+		} else {
+			out = append(out, filepath.Join(home, ".claude", "projects"))
+		}
+	}
+	if f == Codex || f == Auto {
+		d := env("CODEX_HOME")
+		if d == "" {
+			d = filepath.Join(home, ".codex")
+		}
+		out = append(out, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
+	}
+	if f == OpenCode || f == Auto {
+		d := env("XDG_DATA_HOME")
+		if d == "" {
+			d = filepath.Join(home, ".local", "share")
+		}
+		out = append(out, filepath.Join(d, "opencode"))
+	}
+	return out
+}
+
+// discover expands paths into targets, in a stable order. Missing default
+// locations are silently empty; a missing explicit path is an error line.
+func discover(f Format, paths []string) ([]target, []string) {
+	var out []target
+	var errs []string
+	seen := map[string]bool{}
+	add := func(t target) {
+		if !seen[t.path] {
+			seen[t.path] = true
+			out = append(out, t)
+		}
+	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			if !os.IsNotExist(err) || !isDefaultLike(abs) {
+				errs = append(errs, fmt.Sprintf("%s: %v", p, err))
+			}
+			continue
+		}
+		if !fi.IsDir() {
+			ff := f
+			if ff == Auto {
+				ff = sniff(abs)
+			}
+			if ff == "" {
+				errs = append(errs, fmt.Sprintf("%s: unrecognised format", p))
+				continue
+			}
+			if ff == OpenCode && !strings.HasSuffix(abs, ".db") {
+				errs = append(errs, fmt.Sprintf("%s: an OpenCode path is a directory or a .db file", p))
+				continue
+			}
+			t, err := statTarget(abs, ff)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", p, err))
+				continue
+			}
+			add(t)
+			continue
+		}
+		for _, t := range walk(f, abs) {
+			add(t)
+		}
+	}
+	return out, errs
+}
+
+func isDefaultLike(p string) bool {
+	return strings.Contains(p, string(filepath.Separator)+".claude") || strings.Contains(p, string(filepath.Separator)+".codex") ||
+		strings.Contains(p, "opencode")
+}
+
+// walk lists the files of format f (or of any format, for Auto) under dir.
+func walk(f Format, dir string) []target {
+	var out []target
+	plain := map[string]bool{}
+	var zst []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable subtrees are skipped, not fatal
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if name == "tool-results" || name == "node_modules" || name == ".git" {
+				return fs.SkipDir
+			}
+			// An OpenCode data dir: the database wins over the legacy tree.
+			if (f == OpenCode || f == Auto) && isOpenCodeDir(p) {
+				if t, ok := openCodeTarget(p); ok {
+					out = append(out, t)
+				}
+				return fs.SkipDir
+			}
+			return nil
+		}
+		ff := formatByName(f, p)
+		if ff == "" {
+			return nil
+		}
+		if strings.HasSuffix(p, ".jsonl.zst") {
+			zst = append(zst, p)
+			return nil
+		}
+		if ff == Codex || ff == ClaudeCode || ff == JSONL {
+			plain[p] = true
+		}
+		if t, err := statTarget(p, ff); err == nil {
+			out = append(out, t)
+		}
+		return nil
+	})
+	// A compressed rollout is read only when its plain twin is gone.
+	for _, p := range zst {
+		if plain[strings.TrimSuffix(p, ".zst")] {
+			continue
+		}
+		if t, err := statTarget(p, Codex); err == nil {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// formatByName decides from the file name (and, for Auto and ambiguous
+// .jsonl names, the first line) whether p is a file of format f.
+func formatByName(f Format, p string) Format {
+	base := filepath.Base(p)
+	switch f {
+	case ClaudeCode:
+		if strings.HasSuffix(base, ".jsonl") {
+			return ClaudeCode
+		}
+	case Codex:
+		if strings.HasPrefix(base, "rollout-") && (strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst")) {
+			return Codex
+		}
+	case MiniSWEAgent:
+		if strings.HasSuffix(base, ".traj.json") {
+			return MiniSWEAgent
+		}
+	case SWEAgent:
+		if strings.HasSuffix(base, ".traj") {
+			return SWEAgent
+		}
+	case JSONL:
+		if strings.HasSuffix(base, ".jsonl") {
+			return JSONL
+		}
+	case Auto:
+		if strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst") || strings.HasSuffix(base, ".traj") || strings.HasSuffix(base, ".traj.json") {
+			return sniff(p)
+		}
+	}
+	return ""
+}
+
+// sniff detects a file's format from its name and first record.
+func sniff(p string) Format {
+	base := filepath.Base(p)
+	switch {
+	case strings.HasSuffix(base, ".traj.json"):
+		return MiniSWEAgent
+	case strings.HasSuffix(base, ".traj"):
+		return SWEAgent
+	case strings.HasSuffix(base, ".db"):
+		return OpenCode
+	case strings.HasPrefix(base, "rollout-") && (strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst")):
+		return Codex
+	}
+	line := firstLine(p)
+	if len(line) == 0 {
+		return ""
+	}
+	var probe struct {
+		Type      string          `json:"type"`
+		Payload   json.RawMessage `json:"payload"`
+		SessionID string          `json:"sessionId"`
+		UUID      string          `json:"uuid"`
+		LeafUUID  string          `json:"leafUuid"`
+		Content   *string         `json:"content"`
+		Messages  json.RawMessage `json:"messages"`
+		Traj      json.RawMessage `json:"trajectory"`
+	}
+	if json.Unmarshal(line, &probe) != nil {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) && (strings.HasSuffix(base, ".json")) {
+			return MiniSWEAgent
+		}
+		return ""
+	}
+	switch {
+	case probe.Payload != nil && probe.Type != "":
+		return Codex
+	case probe.SessionID != "" || probe.UUID != "" || probe.LeafUUID != "" || claudeTypes[probe.Type]:
+		return ClaudeCode
+	case probe.Content != nil:
+		return JSONL
+	case probe.Traj != nil:
+		return SWEAgent
+	case probe.Messages != nil:
+		return MiniSWEAgent
+	}
+	return ""
+}
+
+var claudeTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true, "attachment": true, "progress": true,
+	"file-history-snapshot": true, "queue-operation": true, "last-prompt": true, "permission-mode": true,
+	"custom-title": true, "tag": true,
+}
+
+// firstLine reads the first line of p (decompressing .zst), at most 1 MiB.
+func firstLine(p string) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(p, ".zst") {
+		d, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+		if err != nil {
+			return nil
+		}
+		defer d.Close()
+		r = d
+	}
+	br := bufio.NewReaderSize(io.LimitReader(r, 1<<20), 64<<10)
+	line, _ := br.ReadBytes('\n')
+	return bytes.TrimSpace(line)
+}

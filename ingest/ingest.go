@@ -1,0 +1,535 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/redact"
+)
+
+// Format names a transcript format.
+type Format string
+
+// The formats Run reads.
+const (
+	ClaudeCode   Format = "claude-code"
+	Codex        Format = "codex"
+	OpenCode     Format = "opencode"
+	MiniSWEAgent Format = "mini-swe-agent"
+	SWEAgent     Format = "swe-agent"
+	JSONL        Format = "jsonl"
+	Auto         Format = "auto"
+)
+
+// Formats lists the accepted format names, for usage text.
+var Formats = []Format{ClaudeCode, Codex, OpenCode, MiniSWEAgent, SWEAgent, JSONL, Auto}
+
+// ParseFormat checks a format name; an unknown name is memex.ErrInvalid.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("ingest: unknown format %q (want one of %s): %w", s, strings.Join(names, ", "), memex.ErrInvalid)
+}
+
+// Record is one entry a parser produced, before redaction and dedupe.
+type Record struct {
+	Entry memex.Entry // metadata; ID is zero (the sink derives it from Created)
+	Body  []byte      // the exact content
+	Key   string      // stable identity of the record (see the package doc)
+}
+
+// Sink is what Run writes to; *archive.Store satisfies it. Add stores body
+// under e and returns the stored metadata; Resolve returns
+// memex.ErrNotFound for a Key never added; GetState returns
+// memex.ErrNotFound for a state never set.
+type Sink interface {
+	Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error)
+	Resolve(ctx context.Context, ref, project string) (memex.ID, error)
+	GetState(ctx context.Context, key string) ([]byte, error)
+	SetState(ctx context.Context, key string, value []byte) error
+}
+
+// Options configures Run. The zero value reads nothing: Format is required.
+type Options struct {
+	Format Format
+	// Paths are files or directories. Empty: the format's default
+	// locations under Home (see DefaultPaths).
+	Paths []string
+	// Home replaces the user's home directory for default locations.
+	Home string
+	// Project, when set, replaces the project detected from each session's
+	// working directory.
+	Project string
+	// NoRedact stores bodies and inputs without removing credentials.
+	NoRedact bool
+	// Full ignores the stored per-file progress and reads every file whole
+	// (Key dedupe still prevents duplicates).
+	Full bool
+	// SettleAfter is how long a Claude Code file must be left untouched
+	// before a tool call without a result at its end is archived without
+	// one. Zero means one hour; a negative value archives it at once.
+	SettleAfter time.Duration
+	// Warn receives one line per problem, "file:line: reason". Nil: dropped
+	// (they are still counted in the Report).
+	Warn func(msg string)
+	// Progress, when set, is called after each file (and once before the
+	// first) with the running totals, for a progress bar.
+	Progress func(Progress)
+	// Now replaces time.Now (tests).
+	Now func() time.Time
+}
+
+// Progress is the running state passed to Options.Progress.
+type Progress struct {
+	Files      int    // files finished
+	TotalFiles int    // files found
+	Bytes      int64  // bytes finished
+	TotalBytes int64  // bytes found
+	File       string // the file just finished ("" before the first)
+}
+
+// Report is the outcome of Run. Its JSON form is stable (cmd prints it for
+// --json).
+type Report struct {
+	Files     int `json:"files"`     // files read (changed or new)
+	Unchanged int `json:"unchanged"` // files skipped because their progress says nothing changed
+	Sessions  int `json:"sessions"`  // distinct sessions seen in the files read
+	Added     int `json:"added"`     // entries added
+	Present   int `json:"present"`   // entries already in the archive (Key found)
+	// Skipped counts malformed input by reason ("malformed json", ...).
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Unknown counts records of types no parser knows, by "format:type".
+	Unknown map[string]int `json:"unknown,omitempty"`
+	// Ignored counts known records deliberately not archived (metadata,
+	// hook progress, empty thinking, injected context), by "format:type".
+	Ignored  map[string]int `json:"ignored,omitempty"`
+	Redacted int            `json:"redacted"` // secrets replaced
+	// RedactedKinds counts the replacements by kind.
+	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
+	Bytes         int64          `json:"bytes"`       // bytes of transcript read
+	BodyBytes     int64          `json:"body_bytes"`  // bytes of entry bodies added
+	FileErrors    []string       `json:"file_errors"` // files that could not be read at all
+}
+
+// SkippedTotal is the number of malformed lines skipped.
+func (r *Report) SkippedTotal() int {
+	n := 0
+	for _, v := range r.Skipped {
+		n += v
+	}
+	return n
+}
+
+func (r *Report) count(m *map[string]int, key string, n int) {
+	if *m == nil {
+		*m = make(map[string]int)
+	}
+	(*m)[key] += n
+}
+
+// FileState is the progress kept per file under StateKey(path).
+type FileState struct {
+	V       int    `json:"v"`
+	Format  Format `json:"format"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime"` // unix nanoseconds
+	Head    string `json:"head"`  // hex sha256 of the first headLen bytes
+	// Resume is the byte offset to continue a line format from (0: read
+	// whole); Line is the 1-based number of the line starting there.
+	Resume int64 `json:"resume,omitempty"`
+	Line   int   `json:"line,omitempty"`
+	// Tools is the number of tool calls numbered before Resume.
+	Tools   int    `json:"tools,omitempty"`
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	// SessionTools is Tools per session, for files holding several (jsonl).
+	SessionTools map[string]int `json:"session_tools,omitempty"`
+}
+
+const (
+	stateVersion = 1
+	headLen      = 4096
+)
+
+// StateKey is the sink state key holding a file's progress.
+func StateKey(path string) string { return "ingest/file/" + path }
+
+// target is one file (or OpenCode store) to read with one format.
+type target struct {
+	path   string
+	format Format
+	size   int64
+	mtime  time.Time
+}
+
+// Run ingests opts.Paths (or the format's default locations) into sink and
+// reports what it did. Problems with single lines or files are counted and
+// reported through opts.Warn, never fatal; Run fails only for invalid
+// options, a failing sink, or ctx being cancelled (it then returns the
+// report so far with ctx's error).
+func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
+	var rep Report
+	if opts.Format == "" {
+		return rep, fmt.Errorf("ingest: no format: %w", memex.ErrInvalid)
+	}
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return rep, err
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SettleAfter == 0 {
+		opts.SettleAfter = time.Hour
+	}
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = DefaultPaths(opts.Format, opts.Home)
+	}
+	targets, errs := discover(opts.Format, paths)
+	for _, e := range errs {
+		rep.FileErrors = append(rep.FileErrors, e)
+		opts.warn(e)
+	}
+	prog := Progress{TotalFiles: len(targets)}
+	for _, t := range targets {
+		prog.TotalBytes += t.size
+	}
+	if opts.Progress != nil {
+		opts.Progress(prog)
+	}
+	r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[string]bool{}}
+	for _, t := range targets {
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("ingest: %w", err)
+		}
+		if err := r.file(ctx, t); err != nil {
+			if errors.Is(err, errSink) || ctx.Err() != nil {
+				return rep, err
+			}
+			msg := fmt.Sprintf("%s: %v", t.path, err)
+			rep.FileErrors = append(rep.FileErrors, msg)
+			opts.warn(msg)
+		}
+		prog.Files++
+		prog.Bytes += t.size
+		prog.File = t.path
+		if opts.Progress != nil {
+			opts.Progress(prog)
+		}
+	}
+	rep.Sessions = len(r.sessions)
+	return rep, nil
+}
+
+func (o *Options) warn(msg string) {
+	if o.Warn != nil {
+		o.Warn(msg)
+	}
+}
+
+// errSink marks sink failures, which stop Run.
+var errSink = errors.New("sink failed")
+
+type runner struct {
+	sink     Sink
+	opts     *Options
+	rep      *Report
+	projects map[string]string // cwd -> project
+	sessions map[string]bool
+}
+
+// source is what a parser reads: the file's bytes from the resume point,
+// with the state valid there. Parsers set the fields under "out".
+type source struct {
+	path   string
+	format Format
+	data   []byte // file content from base on (decompressed for .zst)
+	base   int64  // offset of data[0] in the file
+	line   int    // line number of data[0]
+	mtime  time.Time
+	st     FileState // state at base (Tools, Session, Project, Cwd)
+	opts   *Options
+	rep    *Report
+	proj   func(cwd string) string
+
+	// out
+	resume     int64 // file offset to resume from next time (0: whole)
+	resumeLine int
+	resumeTool int
+	records    []Record
+	seq        []int // emission order, for a stable sort
+}
+
+func (s *source) warnf(line int, format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	if line > 0 {
+		s.opts.warn(fmt.Sprintf("%s:%d: %s", s.path, line, reason))
+	} else {
+		s.opts.warn(fmt.Sprintf("%s: %s", s.path, reason))
+	}
+}
+
+// skip counts a malformed line.
+func (s *source) skip(line int, reason string, detail error) {
+	s.rep.count(&s.rep.Skipped, reason, 1)
+	if detail != nil {
+		s.warnf(line, "%s: %v", reason, detail)
+	} else {
+		s.warnf(line, "%s", reason)
+	}
+}
+
+func (s *source) unknown(typ string) { s.rep.count(&s.rep.Unknown, string(s.format)+":"+typ, 1) }
+func (s *source) ignore(typ string)  { s.rep.count(&s.rep.Ignored, string(s.format)+":"+typ, 1) }
+
+func (s *source) emit(r Record) {
+	s.records = append(s.records, r)
+}
+
+// project returns the project for a session working in cwd.
+func (s *source) project(cwd string) string {
+	if s.opts.Project != "" {
+		return s.opts.Project
+	}
+	if s.st.Project != "" && (cwd == "" || cwd == s.st.Cwd) {
+		return s.st.Project
+	}
+	if cwd == "" {
+		return ""
+	}
+	return s.proj(cwd)
+}
+
+func (r *runner) project(cwd string) string {
+	if p, ok := r.projects[cwd]; ok {
+		return p
+	}
+	p := DetectProject(cwd)
+	r.projects[cwd] = p
+	return p
+}
+
+type parseFunc func(ctx context.Context, s *source) error
+
+func parserFor(f Format) parseFunc {
+	switch f {
+	case ClaudeCode:
+		return parseClaude
+	case Codex:
+		return parseCodex
+	case MiniSWEAgent:
+		return parseMiniSWE
+	case SWEAgent:
+		return parseSWE
+	case JSONL:
+		return parseJSONL
+	case OpenCode:
+		return parseOpenCode
+	}
+	return nil
+}
+
+// lineFormat reports whether progress can resume a format mid-file.
+func lineFormat(f Format, path string) bool {
+	return (f == ClaudeCode || f == Codex || f == JSONL) && !strings.HasSuffix(path, ".zst")
+}
+
+func (r *runner) file(ctx context.Context, t target) error {
+	key := StateKey(t.path)
+	var prev FileState
+	havePrev := false
+	if !r.opts.Full {
+		if b, err := r.sink.GetState(ctx, key); err == nil {
+			if json.Unmarshal(b, &prev) == nil && prev.V == stateVersion && prev.Format == t.format {
+				havePrev = true
+			}
+		} else if !errors.Is(err, memex.ErrNotFound) {
+			return fmt.Errorf("ingest: get state %s: %w: %w", t.path, err, errSink)
+		}
+	}
+	if havePrev && prev.Size == t.size && prev.ModTime == t.mtime.UnixNano() && t.format != OpenCode {
+		r.rep.Unchanged++
+		return nil
+	}
+	src := &source{path: t.path, format: t.format, mtime: t.mtime, opts: r.opts, rep: r.rep, proj: r.project, line: 1}
+	var head string
+	if t.format != OpenCode {
+		data, err := readFile(t.path)
+		if err != nil {
+			return err
+		}
+		head = headHash(data)
+		src.data = data
+		if havePrev && lineFormat(t.format, t.path) && prev.Head == head && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= int64(len(data)) {
+			src.base = prev.Resume
+			src.line = prev.Line
+			src.st = prev
+			src.data = data[prev.Resume:]
+		}
+		r.rep.Bytes += int64(len(src.data))
+	} else {
+		r.rep.Bytes += t.size
+	}
+	r.rep.Files++
+	parse := parserFor(t.format)
+	if err := parse(ctx, src); err != nil {
+		return err
+	}
+	if err := r.store(ctx, src); err != nil {
+		return err
+	}
+	st := FileState{V: stateVersion, Format: t.format, Size: t.size, ModTime: t.mtime.UnixNano(), Head: head}
+	if lineFormat(t.format, t.path) {
+		st.Resume, st.Line, st.Tools = src.resume, src.resumeLine, src.resumeTool
+		st.Session, st.Project, st.Cwd, st.SessionTools = src.st.Session, src.st.Project, src.st.Cwd, src.st.SessionTools
+	}
+	b, _ := json.Marshal(st)
+	if err := r.sink.SetState(ctx, key, b); err != nil {
+		return fmt.Errorf("ingest: set state %s: %w: %w", t.path, err, errSink)
+	}
+	return nil
+}
+
+// store redacts, dedupes and adds a file's records in time order.
+func (r *runner) store(ctx context.Context, src *source) error {
+	recs := src.records
+	// Stable by creation time: a tool call is emitted when its result
+	// arrives, after records that came later; IDs follow Created.
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Entry.Created.Before(recs[j].Entry.Created) })
+	for i := range recs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("ingest: %w", err)
+		}
+		rec := &recs[i]
+		e := rec.Entry
+		if e.Session != "" {
+			r.sessions[e.Agent+"\x00"+e.Session] = true
+		}
+		if rec.Key != "" {
+			_, err := r.sink.Resolve(ctx, rec.Key, "")
+			switch {
+			case err == nil || errors.Is(err, memex.ErrAmbiguous):
+				r.rep.Present++
+				continue
+			case !errors.Is(err, memex.ErrNotFound):
+				return fmt.Errorf("ingest: resolve %s: %w: %w", rec.Key, err, errSink)
+			}
+			e.Aliases = append([]string{rec.Key}, e.Aliases...)
+		}
+		e.Aliases = dedupAliases(e.Aliases)
+		body := rec.Body
+		if !r.opts.NoRedact {
+			body = r.redact(body)
+			e.Input = r.redactString(e.Input)
+			e.AgentSummary = r.redactString(e.AgentSummary)
+		}
+		if _, err := r.sink.Add(ctx, e, bytesReader(body)); err != nil {
+			if errors.Is(err, memex.ErrInvalid) {
+				// One bad record (an alias of the wrong shape, ...) must not
+				// stop the rest.
+				src.skip(0, "rejected by archive", err)
+				continue
+			}
+			return fmt.Errorf("ingest: add %s: %w: %w", rec.Key, err, errSink)
+		}
+		r.rep.Added++
+		r.rep.BodyBytes += int64(len(body))
+	}
+	return nil
+}
+
+func (r *runner) redact(b []byte) []byte {
+	out, n, kinds := redact.Redact(b)
+	if n > 0 {
+		r.rep.Redacted += n
+		for k, v := range kinds {
+			r.rep.count(&r.rep.RedactedKinds, k, v)
+		}
+	}
+	return out
+}
+
+func (r *runner) redactString(s string) string {
+	if s == "" {
+		return s
+	}
+	out, n, kinds := redact.String(s)
+	if n > 0 {
+		r.rep.Redacted += n
+		for k, v := range kinds {
+			r.rep.count(&r.rep.RedactedKinds, k, v)
+		}
+	}
+	return out
+}
+
+func dedupAliases(in []string) []string {
+	out := in[:0]
+	for _, a := range in {
+		a = strings.TrimSpace(a)
+		if a == "" || memex.LooksLikeID(a) || slices.Contains(out, a) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func headHash(data []byte) string {
+	h := sha256.Sum256(data[:min(len(data), headLen)])
+	return hex.EncodeToString(h[:])
+}
+
+// shortHash is a record identity for lines with no id of their own.
+func shortHash(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:10])
+}
+
+// toolAlias is the SESSION#N alias of the n-th tool call of a session.
+func toolAlias(session string, n int) string { return session + "#" + strconv.Itoa(n) }
+
+// sessionFromPath is a file's name without its directory and extensions
+// (.jsonl, .jsonl.zst, .traj.json, .traj, .json).
+func sessionFromPath(p string) string {
+	base := filepath.Base(p)
+	for _, ext := range []string{".jsonl.zst", ".traj.json", ".jsonl", ".traj", ".json", ".zst"} {
+		if strings.HasSuffix(base, ext) {
+			return strings.TrimSuffix(base, ext)
+		}
+	}
+	return base
+}
+
+func statTarget(p string, f Format) (target, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return target{}, err
+	}
+	return target{path: p, format: f, size: fi.Size(), mtime: fi.ModTime()}, nil
+}

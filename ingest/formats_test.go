@@ -207,7 +207,7 @@ func TestOpenCodeTree(t *testing.T) {
 
 func TestAutoDetect(t *testing.T) {
 	cases := map[string]Format{
-		"testdata/claude/-home-u-proj/s1.jsonl": ClaudeCode,
+		"testdata/claude/-home-u-proj/s1.jsonl":                                                 ClaudeCode,
 		"testdata/codex/rollout-2026-11-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl": Codex,
 		"testdata/swe/acme__widget-42/acme__widget-42.traj.json":                                MiniSWEAgent,
 		"testdata/swe/acme__widget-7.traj":                                                      SWEAgent,

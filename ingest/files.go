@@ -263,7 +263,7 @@ func sniff(p string) Format {
 		SessionID string          `json:"sessionId"`
 		UUID      string          `json:"uuid"`
 		LeafUUID  string          `json:"leafUuid"`
-		Content   *string         `json:"content"`
+		Content   json.RawMessage `json:"content"`
 		Messages  json.RawMessage `json:"messages"`
 		Traj      json.RawMessage `json:"trajectory"`
 	}
@@ -278,7 +278,7 @@ func sniff(p string) Format {
 		return Codex
 	case probe.SessionID != "" || probe.UUID != "" || probe.LeafUUID != "" || claudeTypes[probe.Type]:
 		return ClaudeCode
-	case probe.Content != nil:
+	case len(probe.Content) > 0 && probe.Content[0] == '"':
 		return JSONL
 	case probe.Traj != nil:
 		return SWEAgent

@@ -153,7 +153,10 @@ type FileState struct {
 	Format  Format `json:"format"`
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mtime"` // unix nanoseconds
-	Head    string `json:"head"`  // hex sha256 of the first headLen bytes
+	Head    string `json:"head"`  // hex sha256 of the first HeadLen bytes
+	// HeadLen is at most 4 KiB and never past Resume, so a line still
+	// being written at the time does not count as a rewrite.
+	HeadLen int `json:"head_len"`
 	// Resume is the byte offset to continue a line format from (0: read
 	// whole); Line is the 1-based number of the line starting there.
 	Resume int64 `json:"resume,omitempty"`
@@ -373,15 +376,16 @@ func (r *runner) file(ctx context.Context, t target) error {
 		return nil
 	}
 	src := &source{path: t.path, format: t.format, mtime: t.mtime, opts: r.opts, rep: r.rep, proj: r.project, line: 1}
-	var head string
+	var data []byte
 	if t.format != OpenCode {
-		data, err := readFile(t.path)
+		var err error
+		data, err = readFile(t.path)
 		if err != nil {
 			return err
 		}
-		head = headHash(data)
 		src.data = data
-		if havePrev && lineFormat(t.format, t.path) && prev.Head == head && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= int64(len(data)) {
+		if havePrev && lineFormat(t.format, t.path) && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= int64(len(data)) &&
+			prev.HeadLen <= len(data) && headHash(data[:prev.HeadLen]) == prev.Head {
 			src.base = prev.Resume
 			src.line = prev.Line
 			src.st = prev
@@ -399,11 +403,14 @@ func (r *runner) file(ctx context.Context, t target) error {
 	if err := r.store(ctx, src); err != nil {
 		return err
 	}
-	st := FileState{V: stateVersion, Format: t.format, Size: t.size, ModTime: t.mtime.UnixNano(), Head: head}
+	st := FileState{V: stateVersion, Format: t.format, Size: t.size, ModTime: t.mtime.UnixNano()}
+	st.HeadLen = min(len(data), headLen)
 	if lineFormat(t.format, t.path) {
+		st.HeadLen = int(min(int64(st.HeadLen), src.resume))
 		st.Resume, st.Line, st.Tools = src.resume, src.resumeLine, src.resumeTool
 		st.Session, st.Project, st.Cwd, st.SessionTools = src.st.Session, src.st.Project, src.st.Cwd, src.st.SessionTools
 	}
+	st.Head = headHash(data[:st.HeadLen])
 	b, _ := json.Marshal(st)
 	if err := r.sink.SetState(ctx, key, b); err != nil {
 		return fmt.Errorf("ingest: set state %s: %w: %w", t.path, err, errSink)
@@ -497,7 +504,7 @@ func dedupAliases(in []string) []string {
 }
 
 func headHash(data []byte) string {
-	h := sha256.Sum256(data[:min(len(data), headLen)])
+	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
 }
 

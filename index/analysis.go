@@ -53,50 +53,170 @@ func init() {
 type codeTokenizer struct{}
 
 func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	var out analysis.TokenStream
+	// Tokens come from one slab: most runs are plain lower-case words,
+	// emitted as slices of input without copying (nothing downstream
+	// writes to a term in place: the stemmer builds a new one).
+	guess := len(input)/6 + 1
+	out := make(analysis.TokenStream, 0, guess)
+	slab := make([]analysis.Token, 0, guess)
 	pos := 0
-	emit := func(term string, start, end int) {
-		if term == "" || len(term) > maxTermBytes {
+	emit := func(term []byte, start, end int, keyword bool) {
+		if len(term) == 0 || len(term) > maxTermBytes {
 			return
 		}
 		pos++
-		out = append(out, &analysis.Token{
-			Term:     []byte(term),
-			Start:    start,
-			End:      end,
-			Position: pos,
-			Type:     analysis.AlphaNumeric,
-			KeyWord:  !isAllLetters(term),
+		slab = append(slab, analysis.Token{
+			Term: term, Start: start, End: end, Position: pos,
+			Type: analysis.AlphaNumeric, KeyWord: keyword,
 		})
+		out = append(out, &slab[len(slab)-1])
 	}
 	i := 0
 	for i < len(input) {
-		r, n := utf8.DecodeRune(input[i:])
-		if !isWordRune(r) {
-			i += n
+		c := input[i]
+		if c < utf8.RuneSelf && !asciiWord[c] {
+			i++
 			continue
 		}
+		if c >= utf8.RuneSelf {
+			if r, n := utf8.DecodeRune(input[i:]); !isWordRune(r) {
+				i += n
+				continue
+			}
+		}
 		start := i
+		simple, letters, ascii := true, true, true
 		for i < len(input) {
-			r, n = utf8.DecodeRune(input[i:])
+			c = input[i]
+			if c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				switch {
+				case 'a' <= c && c <= 'z':
+				case '0' <= c && c <= '9':
+					letters = false
+				default: // upper case, joiner, underscore
+					simple, letters = false, false
+				}
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRune(input[i:])
 			if !isWordRune(r) {
 				break
 			}
+			simple, ascii = false, false
 			i += n
 		}
 		if i-start > maxRunBytes {
 			continue
 		}
-		w := wordOf(string(input[start:i]))
-		if w.whole == "" {
+		if simple {
+			emit(input[start:i:i], start, i, !letters)
 			continue
 		}
+		if ascii {
+			n0 := len(out)
+			asciiTerms(input[start:i], func(term []byte) {
+				for _, t := range out[n0:] {
+					if bytes.Equal(t.Term, term) {
+						return
+					}
+				}
+				emit(term, start, i, !isASCIILetters(term))
+			})
+			continue
+		}
+		w := wordOf(string(input[start:i]))
 		for _, t := range w.terms() {
-			emit(t, start, i)
+			emit([]byte(t), start, i, !isAllLetters(t))
 		}
 	}
 	return out
 }
+
+// asciiTerms is wordOf(run).terms() for an ASCII run, without a string per
+// term: every term is a slice of one lower-cased copy of the run (parts,
+// the word without :line and the base name all lie inside the whole).
+// emit may see a term twice; the caller drops repeats.
+func asciiTerms(run []byte, emit func([]byte)) {
+	lo, hi := 0, len(run)
+	for lo < hi && isJoiner(rune(run[lo])) {
+		lo++
+	}
+	for hi > lo && isJoiner(rune(run[hi-1])) {
+		hi--
+	}
+	if lo == hi {
+		return
+	}
+	orig := run[lo:hi]
+	low := make([]byte, len(orig))
+	for k, c := range orig {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[k] = c
+	}
+	emit(low)
+	part := func(a, b int) {
+		if a > 0 || b < len(low) {
+			emit(low[a:b])
+		}
+	}
+	seg := -1
+	for k := 0; k <= len(orig); k++ {
+		if k == len(orig) || orig[k] == '_' || isJoiner(rune(orig[k])) {
+			if seg >= 0 {
+				part(seg, k)
+				seg = -1
+			}
+			continue
+		}
+		if seg < 0 {
+			seg = k
+			continue
+		}
+		prev, cur := orig[k-1], orig[k]
+		if isUpperASCII(cur) && (isLowerASCII(prev) || isDigitASCII(prev)) ||
+			isUpperASCII(prev) && isUpperASCII(cur) && k+1 < len(orig) && isLowerASCII(orig[k+1]) {
+			part(seg, k)
+			seg = k
+		}
+	}
+	base := low
+	if b := stripLineSuffix(string(low)); len(b) < len(low) {
+		base = low[:len(b)]
+		emit(base)
+	}
+	if k := bytes.LastIndexAny(base, `/\`); k >= 0 && k+1 < len(base) {
+		if name := base[k+1:]; bytes.ContainsAny(name, "._-") {
+			emit(name)
+		}
+	}
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
+
+func isASCIILetters(b []byte) bool {
+	for _, c := range b {
+		if !isLowerASCII(c) && !isUpperASCII(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWord marks the ASCII bytes that belong to words (see isWordRune).
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
 
 // word is one run of word characters and what it stands for.
 type word struct {

@@ -471,3 +471,33 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokenizerAgreesWithQueries: the tokenizer's fast paths emit exactly
+// what the query side (wordOf) expects of every word.
+func FuzzTokenizerAgreesWithQueries(f *testing.F) {
+	for _, s := range []string{"parseConfigFile", "src/auth/middleware.go:42:7", "HTTPServer_v2", "a..b//c", "x:1", "--flag=value", "naïveCafé/x.go", "ABC", "aB1Cd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []string
+		for _, tok := range (codeTokenizer{}).Tokenize([]byte(s)) {
+			got = append(got, string(tok.Term))
+		}
+		var want []string
+		for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
+			if len(run) > maxRunBytes {
+				continue
+			}
+			if w := wordOf(run); w.whole != "" {
+				for _, term := range w.terms() {
+					if len(term) <= maxTermBytes {
+						want = append(want, term)
+					}
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Tokenize(%q) = %q, wordOf gives %q", s, got, want)
+		}
+	})
+}

@@ -251,6 +251,12 @@ func (o *Options) warn(msg string) {
 	}
 }
 
+// IDs encode milliseconds since 1970 in 48 bits; times outside are bogus.
+var (
+	minCreated = time.Unix(0, 0)
+	maxCreated = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
 // errSink marks sink failures, which stop Run.
 var errSink = errors.New("sink failed")
 
@@ -430,6 +436,10 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		}
 		rec := &recs[i]
 		e := rec.Entry
+		if !e.Created.IsZero() && (e.Created.Before(minCreated) || e.Created.After(maxCreated)) {
+			// Outside what an ID can encode: let the sink stamp it.
+			e.Created = time.Time{}
+		}
 		if e.Session != "" {
 			r.sessions[e.Agent+"\x00"+e.Session] = true
 		}

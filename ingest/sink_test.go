@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memex-archive/memex"
 )
@@ -37,6 +38,9 @@ func (m *memSink) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if e.Created.IsZero() {
+		e.Created = time.Now()
+	}
 	if e.ID.IsZero() {
 		e.ID = memex.NewID(e.Created)
 	}

@@ -77,37 +77,44 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 		return Stats{}, fmt.Errorf("catchup: pending: %w", err)
 	}
 	var st Stats
-	for len(ids) > 0 {
-		n := min(chunk, len(ids))
-		part := ids[:n]
-		ids = ids[n:]
-		var entries []memex.Entry
-		var gone []memex.ID
-		for _, id := range part {
-			e, err := s.Get(ctx, id)
-			if errors.Is(err, memex.ErrNotFound) {
-				gone = append(gone, id)
-				continue
-			}
-			if err != nil {
-				return st, fmt.Errorf("catchup: get %s: %w", id, err)
-			}
-			entries = append(entries, e)
+	var entries []memex.Entry
+	var gone []memex.ID
+	for _, id := range ids {
+		e, err := s.Get(ctx, id)
+		if errors.Is(err, memex.ErrNotFound) {
+			gone = append(gone, id)
+			continue
 		}
-		if len(gone) > 0 {
-			if err := ix.Delete(ctx, gone...); err != nil {
-				return st, fmt.Errorf("catchup: %w", err)
-			}
-			st.Deleted += len(gone)
+		if err != nil {
+			return st, fmt.Errorf("catchup: get %s: %w", id, err)
 		}
-		if err := indexEntries(ctx, s, ix, entries, &st, nil); err != nil {
-			return st, err
-		}
-		if err := s.ClearPending(ctx, part...); err != nil {
+		entries = append(entries, e)
+	}
+	if len(gone) > 0 {
+		if err := ix.Delete(ctx, gone...); err != nil {
 			return st, fmt.Errorf("catchup: %w", err)
 		}
+		if err := s.ClearPending(ctx, gone...); err != nil {
+			return st, fmt.Errorf("catchup: %w", err)
+		}
+		st.Deleted = len(gone)
 	}
-	return st, nil
+	err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
+		return clearMarkers(ctx, s, part)
+	})
+	return st, err
+}
+
+// clearMarkers removes the pending markers of entries.
+func clearMarkers(ctx context.Context, s Store, entries []memex.Entry) error {
+	ids := make([]memex.ID, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	if err := s.ClearPending(ctx, ids...); err != nil {
+		return fmt.Errorf("catchup: %w", err)
+	}
+	return nil
 }
 
 // Reindex drops the index and rebuilds it from the archive alone, calling
@@ -132,12 +139,8 @@ func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, 
 	var st Stats
 	done := 0
 	err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
-		ids := make([]memex.ID, len(part))
-		for i, e := range part {
-			ids[i] = e.ID
-		}
-		if err := s.ClearPending(ctx, ids...); err != nil {
-			return fmt.Errorf("catchup: reindex: %w", err)
+		if err := clearMarkers(ctx, s, part); err != nil {
+			return err
 		}
 		done += len(part)
 		if progress != nil {
@@ -205,57 +208,82 @@ func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
 	}
 }
 
-// indexEntries reads the entries' bodies (as many readers as there are
-// CPUs, each keeping only index.Excerpt of a body) and indexes them in
-// chunks, calling after with each chunk once it is indexed.
+// indexEntries indexes entries in chunks of at most chunk entries, as many
+// chunks at a time as there are CPUs: while one chunk's bodies are read
+// and cut to index.Excerpt, another is analysed and written by the index.
+// after is called with each chunk once it is indexed (not in order), never
+// concurrently.
 func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex.Entry, st *Stats, after func([]memex.Entry) error) error {
-	workers := max(1, runtime.GOMAXPROCS(0))
-	for len(entries) > 0 {
-		n := min(chunk, len(entries))
-		part := entries[:n]
-		entries = entries[n:]
-		docs := make([]index.Doc, len(part))
-		var noContent int
-		var mu sync.Mutex
-		var firstErr error
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					content, err := excerpt(ctx, s, part[i].ID)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex // guards st, firstErr and calls to after
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	parts := make(chan []memex.Entry)
+	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for part := range parts {
+				docs := make([]index.Doc, len(part))
+				noContent := 0
+				for i, e := range part {
+					content, err := excerpt(ctx, s, e.ID)
 					if err != nil {
-						mu.Lock()
-						if ctx.Err() != nil && firstErr == nil {
-							firstErr = ctx.Err()
+						if ctx.Err() != nil {
+							fail(fmt.Errorf("catchup: %w", ctx.Err()))
+							return
 						}
 						noContent++
-						mu.Unlock()
 					}
-					docs[i] = index.Doc{Entry: part[i], Content: content}
+					docs[i] = index.Doc{Entry: e, Content: content}
 				}
-			}()
-		}
-		for i := range part {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		if firstErr != nil {
-			return fmt.Errorf("catchup: %w", firstErr)
-		}
-		if err := ix.Add(ctx, docs...); err != nil {
-			return fmt.Errorf("catchup: %w", err)
-		}
-		st.Indexed += len(docs)
-		st.NoContent += noContent
-		if after != nil {
-			if err := after(part); err != nil {
-				return err
+				if err := ix.Add(ctx, docs...); err != nil {
+					fail(fmt.Errorf("catchup: %w", err))
+					return
+				}
+				mu.Lock()
+				st.Indexed += len(docs)
+				st.NoContent += noContent
+				var err error
+				if after != nil && firstErr == nil {
+					err = after(part)
+				}
+				mu.Unlock()
+				if err != nil {
+					fail(err)
+					return
+				}
 			}
+		}()
+	}
+feed:
+	for len(entries) > 0 {
+		n := min(chunk, len(entries))
+		select {
+		case parts <- entries[:n]:
+			entries = entries[n:]
+		case <-ctx.Done():
+			break feed
 		}
+	}
+	close(parts)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("catchup: %w", err)
 	}
 	return nil
 }

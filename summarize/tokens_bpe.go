@@ -1,9 +1,6 @@
 package summarize
 
-import (
-	"encoding/binary"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // countPiece returns the number of cl100k_base tokens of one pre-token
 // piece (valid UTF-8).
@@ -21,12 +18,14 @@ func countPiece(t *rankTable, p []byte) int {
 // The short cache holds the count of pieces of 2 to 7 bytes, most pieces
 // of real text, whole in one word each: the piece's bytes, its length and
 // its count. A word is read and written atomically, so the cache is exact
-// and lock-free, and a lookup is one multiply and one load from 512 KiB
-// that stays mostly in the processor's caches. Direct-mapped: a new piece
-// replaces the one in its slot.
+// and lock-free, and a lookup is one multiply and one or two loads from the
+// same cache line. It is 2-way set-associative: a new piece goes first in
+// its pair of words and moves the old first one second. The two stores are
+// not atomic together, so a race can lose an entry, never corrupt one: each
+// word carries its whole key. 2^17 words: 1 MiB.
 const (
 	shortMax       = 7
-	shortCacheLog  = 16
+	shortCacheLog  = 17
 	shortLenShift  = 56
 	shortCntShift  = 59
 	shortKeyMask   = 1<<shortCntShift - 1
@@ -36,22 +35,23 @@ const (
 var shortCache [1 << shortCacheLog]atomic.Uint64
 
 func countShort(t *rankTable, p []byte) int {
-	var w uint64
-	if cap(p) >= 8 {
-		// p is a window on a longer buffer: load 8 bytes, keep len(p).
-		w = binary.LittleEndian.Uint64(p[:8]) & (1<<(8*len(p)) - 1)
-	} else {
-		for i := len(p) - 1; i >= 0; i-- {
-			w = w<<8 | uint64(p[i])
-		}
+	w := packShort(p)
+	i := (w * fibonacciShift) >> (64 - shortCacheLog) &^ 1
+	first := shortCache[i].Load()
+	if first&shortKeyMask == w {
+		return int(first >> shortCntShift)
 	}
-	w |= uint64(len(p)) << shortLenShift
-	slot := &shortCache[(w*fibonacciShift)>>(64-shortCacheLog)]
-	if v := slot.Load(); v&shortKeyMask == w {
+	if v := shortCache[i+1].Load(); v&shortKeyMask == w {
 		return int(v >> shortCntShift)
 	}
-	n := countLong(t, p)
-	slot.Store(w | uint64(n)<<shortCntShift)
+	n := 1
+	if t.shortRankOf(w) == noRank {
+		n = bpeCount(t, p)
+	}
+	if first != 0 {
+		shortCache[i+1].Store(first)
+	}
+	shortCache[i].Store(w | uint64(n)<<shortCntShift)
 	return n
 }
 
@@ -65,28 +65,36 @@ func countLong(t *rankTable, p []byte) int {
 	if len(p) > maxCachedPiece {
 		return bpeCount(t, p)
 	}
-	slot := &pieceCache[h&(cacheSlots-1)]
-	if e := slot.Load(); e != nil && e.key == string(p) {
+	i := h & (cacheSlots - 1) &^ 1
+	first := pieceCache[i].Load()
+	if first != nil && first.key == string(p) {
+		return int(first.n)
+	}
+	if e := pieceCache[i+1].Load(); e != nil && e.key == string(p) {
 		return int(e.n)
 	}
 	n := bpeCount(t, p)
-	slot.Store(&cacheEntry{key: string(p), n: int32(n)})
+	if first != nil {
+		pieceCache[i+1].Store(first)
+	}
+	pieceCache[i].Store(&cacheEntry{key: string(p), n: int32(n)})
 	return n
 }
 
 // The piece cache maps pieces that are not themselves tokens to their token
 // count, so that the words and identifiers tool output repeats are merged
-// once. It is direct-mapped: one slot per hash value, a new piece replaces
-// whatever held its slot. Each slot is an atomic pointer to an immutable
-// entry, so readers and writers on any goroutines need no lock, and a reader
-// sees either an old entry or a new one, both correct (the key is compared
-// in full).
+// once; the short cache above takes pieces under 8 bytes, this one longer
+// pieces up to maxCachedPiece. It is 2-way set-associative like the short
+// cache. Each slot is an atomic pointer to an immutable entry, so readers
+// and writers on any goroutines need no lock, and a reader sees either an
+// old entry or a new one, both correct (the key is compared in full).
 //
-// Memory bound: 32,768 slots of 8 bytes, each pointing to at most one entry
-// of 24 bytes plus a key of at most 64 bytes: at most 32,768 × (8 + 24 +
-// 64) bytes = 3 MiB. With the short cache, 3.5 MiB in all.
+// Memory bound: 65,536 slots of 8 bytes, each pointing to at most one entry
+// of 24 bytes plus a key of at most 64 bytes: at most 65,536 × (8 + 24 +
+// 64) bytes = 6 MiB. With the short cache, 7 MiB in all; typical keys are
+// 8 to 16 bytes, which makes it about 3.5 MiB when full.
 const (
-	cacheSlots     = 1 << 15
+	cacheSlots     = 1 << 16
 	maxCachedPiece = 64
 )
 
@@ -131,7 +139,7 @@ func bpeCount(t *rankTable, p []byte) int {
 		rank[k] = noRank
 	}
 	for k := 0; k+2 <= n; k++ {
-		rank[k] = t.rankOf(p[k : k+2])
+		rank[k] = t.pairRank(p[k], p[k+1])
 	}
 	m := n + 1
 	for m > 2 {
@@ -195,7 +203,7 @@ func bpeCountHeap(t *rankTable, p []byte) int {
 	}
 	h := make(mergeHeap, 0, n)
 	for i := int32(0); i+2 <= n; i++ {
-		if r := rankAt(i); r != noRank {
+		if r := t.pairRank(p[i], p[i+1]); r != noRank {
 			nodes[i].rank = r
 			h = append(h, mergeCandidate{r, i})
 		}

@@ -71,10 +71,13 @@ func contentBytes(docs []Doc) int64 {
 	return n
 }
 
+// addChunk is the number of entries per Add in addParallel.
+var addChunk = 512
+
 // addParallel indexes docs in chunks from two goroutines, as catch-up
 // does with both cores.
 func addParallel(tb testing.TB, ix *Index, docs []Doc) {
-	const chunk = 512
+	chunk := addChunk
 	var wg sync.WaitGroup
 	next := make(chan []Doc)
 	for w := 0; w < 2; w++ {

@@ -42,6 +42,9 @@ var (
 	ErrBusy = errors.New("store busy")
 	// ErrSchema means the store was written by a newer (or unknown) memex.
 	ErrSchema = errors.New("unsupported store schema")
+	// ErrDiskFull means a write was refused because the disk holding the
+	// store is (nearly) full; nothing was written.
+	ErrDiskFull = errors.New("disk full")
 )
 
 // ID is an entry's stable index: a ULID, 16 bytes, time-ordered, written as

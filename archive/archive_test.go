@@ -457,3 +457,36 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestFullDiskRefusesCleanly(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	kept := add(t, s, memex.Entry{}, []byte("before the disk filled\n"))
+	var free uint64 = 100 << 20
+	s.free = func() (uint64, error) { return free, nil }
+	big := randomBytes(40<<20, 9)
+	if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader(big)); !errors.Is(err, memex.ErrDiskFull) || !strings.Contains(err.Error(), "free") {
+		t.Fatalf("add of 40 MiB with 100 MiB free (64 in reserve): %v", err)
+	}
+	// A streamed body of unknown size is stopped at its first flush.
+	free = 70 << 20
+	if _, err := s.Add(ctx, memex.Entry{}, io.MultiReader(bytes.NewReader(big))); !errors.Is(err, memex.ErrDiskFull) {
+		t.Fatalf("streamed add: %v", err)
+	}
+	st, _ := s.Stats(ctx)
+	if st.Entries != 1 || st.StoredBytes > 1<<10 {
+		t.Fatalf("a refused add left data behind: %+v", st)
+	}
+	if got := readAll(t, s, kept.ID); string(got) != "before the disk filled\n" {
+		t.Fatal("earlier entry damaged")
+	}
+	free = 1 << 40
+	if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader([]byte("room again"))); err != nil {
+		t.Fatalf("add after space came back: %v", err)
+	}
+}

@@ -23,6 +23,12 @@ type Options struct {
 	// NoSync skips the fsync of each add (benchmarks and bulk imports that
 	// call Sync at the end). Default false: every Add is durable on return.
 	NoSync bool
+	// MinFree is the free disk space, in bytes, that writes leave
+	// untouched: an Add that would leave less fails with memex.ErrDiskFull
+	// before writing anything. Pebble cannot finish its own work (flushes,
+	// compactions) on a full disk, so the store stops well before that.
+	// Default 64 MiB; negative disables the check.
+	MinFree int64
 	// Logger receives Pebble's and the store's own log lines. Default: a
 	// logger that drops them (a CLI prints only what it means to).
 	Logger *slog.Logger
@@ -36,6 +42,10 @@ type Store struct {
 	opts Options
 	wo   *pebble.WriteOptions
 	log  *slog.Logger
+	dir  string
+	// free reports the bytes available on the store's disk (a field so
+	// that tests can simulate a full disk).
+	free func() (uint64, error)
 	// mu is held shared by Add from the dedup look-up to the commit, and
 	// exclusively by Delete, so a body is never dropped while an add that
 	// found it by hash is about to reference it.
@@ -54,6 +64,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MinFree == 0 {
+		o.MinFree = 64 << 20
+	}
 	po := &pebble.Options{
 		Logger:   pebbleLogger{o.Logger},
 		ReadOnly: o.ReadOnly,
@@ -69,7 +82,8 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync}
+	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir}
+	s.free = func() (uint64, error) { return diskFree(dir) }
 	if o.NoSync {
 		s.wo = pebble.NoSync
 	}
@@ -98,6 +112,38 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// checkSpace fails with memex.ErrDiskFull when writing need more bytes
+// would leave less than MinFree free.
+func (s *Store) checkSpace(need int64) error {
+	if s.opts.InMemory || s.opts.MinFree < 0 {
+		return nil
+	}
+	free, err := s.free()
+	if err != nil {
+		return nil // an unknown free space never blocks a write
+	}
+	if need < 0 {
+		need = 0
+	}
+	if int64(free) < s.opts.MinFree+need {
+		return fmt.Errorf("%s free on the disk of %s, %s needed plus %s kept in reserve: free some space: %w",
+			humanBytes(int64(free)), s.dir, humanBytes(need), humanBytes(s.opts.MinFree), memex.ErrDiskFull)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // Sync makes every earlier write durable (for stores opened with NoSync).

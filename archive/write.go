@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -60,6 +61,9 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	e.Aliases = aliases
 	if body == nil {
 		body = bytes.NewReader(nil)
+	}
+	if err := s.checkSpace(sizeHint(body)); err != nil {
+		return memex.Entry{}, fmt.Errorf("archive: add: %w", err)
 	}
 
 	w := s.newBodyWriter(e.ID)
@@ -125,6 +129,21 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	}
 	w.committed = true
 	return e, nil
+}
+
+// sizeHint guesses how many bytes body will yield, when it can tell.
+func sizeHint(body io.Reader) int64 {
+	switch r := body.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			if off, err := r.Seek(0, io.SeekCurrent); err == nil {
+				return fi.Size() - off
+			}
+		}
+	}
+	return 0
 }
 
 func cleanAliases(in []string) ([]string, error) {
@@ -238,6 +257,9 @@ func (w *bodyWriter) chunk(raw []byte) error {
 
 // flush writes the pending chunks in an unsynced batch marked in progress.
 func (w *bodyWriter) flush() error {
+	if err := w.s.checkSpace(int64(w.pendingBytes)); err != nil {
+		return err
+	}
 	if !w.flushed {
 		_ = w.batch.Set(idKey(prefixProgress, w.id), nil, nil)
 	}

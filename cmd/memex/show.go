@@ -71,7 +71,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		}
 	}
 	ctx := c.Context()
-	s, err := a.store(ctx)
+	s, err := a.readStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func (a *app) statsCommand() *cobra.Command {
   memex stats --json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.store(c.Context())
+			s, err := a.readStore(c.Context())
 			if err != nil {
 				return err
 			}

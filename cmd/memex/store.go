@@ -40,8 +40,24 @@ func (h *storeHandle) close() error {
 	return err
 }
 
-// store opens the archive under the home directory, once per process.
+// store opens the archive under the home directory for writing, once per
+// process, holding the lock exclusively.
 func (a *app) store(ctx context.Context) (*archive.Store, error) {
+	return a.open(ctx, false)
+}
+
+// readStore opens the archive for reading: a shared lock (readers do not
+// wait for each other) and a read-only Pebble open, which writes nothing
+// and so costs well under a millisecond where a writable open costs
+// several fsyncs. A home without a store yet gets an empty one.
+func (a *app) readStore(ctx context.Context) (*archive.Store, error) {
+	if _, err := os.Stat(filepath.Join(a.home, "store", "CURRENT")); err != nil {
+		return a.open(ctx, false)
+	}
+	return a.open(ctx, true)
+}
+
+func (a *app) open(ctx context.Context, readOnly bool) (*archive.Store, error) {
 	if a.st != nil {
 		return a.st.store, nil
 	}
@@ -49,10 +65,10 @@ func (a *app) store(ctx context.Context) (*archive.Store, error) {
 		return nil, fmt.Errorf("create home %s: %w", a.home, err)
 	}
 	lk := flock.New(filepath.Join(a.home, "lock"))
-	if err := waitLock(ctx, lk, lockTimeout()); err != nil {
+	if err := waitLock(ctx, lk, readOnly, lockTimeout()); err != nil {
 		return nil, err
 	}
-	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log})
+	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly})
 	if err != nil {
 		lk.Unlock()
 		return nil, err
@@ -61,16 +77,20 @@ func (a *app) store(ctx context.Context) (*archive.Store, error) {
 	return s, nil
 }
 
-// waitLock takes lk, blocking in the kernel (so a waiter wakes the moment
-// the holder exits), for at most d.
-func waitLock(ctx context.Context, lk *flock.Flock, d time.Duration) error {
-	if ok, err := lk.TryLock(); err != nil {
+// waitLock takes lk (shared when shared is set), blocking in the kernel so
+// that a waiter wakes the moment the holder exits, for at most d.
+func waitLock(ctx context.Context, lk *flock.Flock, shared bool, d time.Duration) error {
+	try, lock := lk.TryLock, lk.Lock
+	if shared {
+		try, lock = lk.TryRLock, lk.RLock
+	}
+	if ok, err := try(); err != nil {
 		return fmt.Errorf("lock %s: %w", lk.Path(), err)
 	} else if ok {
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- lk.Lock() }()
+	go func() { done <- lock() }()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -18,7 +18,7 @@ sha256 against its metadata. Prints each problem and exits 1 if there is any.`,
   memex verify --json   # {"checked","problems":[{"id","message"}]}`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.store(c.Context())
+			s, err := a.readStore(c.Context())
 			if err != nil {
 				return err
 			}

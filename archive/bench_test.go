@@ -1,0 +1,210 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/testutil"
+)
+
+var (
+	corpusOnce    sync.Once
+	corpusOutputs [][]byte
+)
+
+// toolOutputs returns the observations (tool outputs) of every
+// mini-swe-agent trajectory in the corpora, in a fixed order.
+func toolOutputs(b *testing.B) [][]byte {
+	dir := testutil.Corpora(b)
+	corpusOnce.Do(func() {
+		files, _ := filepath.Glob(filepath.Join(dir, "mini-swe-agent", "*", "*.traj.json"))
+		sort.Strings(files)
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			var traj struct {
+				Messages []struct {
+					Role    string `json:"role"`
+					Content any    `json:"content"`
+				} `json:"messages"`
+			}
+			if json.Unmarshal(raw, &traj) != nil {
+				continue
+			}
+			for i, m := range traj.Messages {
+				if s, ok := m.Content.(string); ok && m.Role == "user" && i > 1 {
+					corpusOutputs = append(corpusOutputs, []byte(s))
+				}
+			}
+		}
+	})
+	if len(corpusOutputs) == 0 {
+		b.Skip("no tool outputs in the corpora")
+	}
+	return corpusOutputs
+}
+
+func totalBytes(bodies [][]byte) int64 {
+	var n int64
+	for _, b := range bodies {
+		n += int64(len(b))
+	}
+	return n
+}
+
+// concat joins bodies into pieces of about size bytes.
+func concat(bodies [][]byte, size int) [][]byte {
+	var out [][]byte
+	var cur []byte
+	for _, b := range bodies {
+		cur = append(cur, b...)
+		if len(cur) >= size {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	return out
+}
+
+// BenchmarkAdd reports MB/s of raw tool output archived. One b.N is one
+// pass over the whole set of bodies.
+func BenchmarkAdd(b *testing.B) {
+	outputs := toolOutputs(b)
+	sets := map[string][][]byte{"entries": outputs, "1MB": concat(outputs, 1<<20)}
+	for _, name := range []string{"entries", "1MB"} {
+		bodies := sets[name]
+		for _, mode := range []struct {
+			name     string
+			nosync   bool
+			parallel bool
+		}{{"sync", false, false}, {"sync-parallel", false, true}, {"nosync", true, false}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				s, err := Open(b.TempDir(), &Options{NoSync: mode.nosync})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				ctx := context.Background()
+				b.SetBytes(totalBytes(bodies))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					// A fresh prefix per pass keeps dedup from eating the work.
+					salt := []byte{byte(i), byte(i >> 8), '\n'}
+					if !mode.parallel {
+						for _, body := range bodies {
+							if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader(append(salt[:3:3], body...))); err != nil {
+								b.Fatal(err)
+							}
+						}
+						continue
+					}
+					var wg sync.WaitGroup
+					work := make(chan []byte)
+					for w := 0; w < 8; w++ {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for body := range work {
+								if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader(append(salt[:3:3], body...))); err != nil {
+									b.Error(err)
+								}
+							}
+						}()
+					}
+					for _, body := range bodies {
+						work <- body
+					}
+					close(work)
+					wg.Wait()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkZstdCeiling compresses the same bytes, chunked as the archive
+// chunks them, at the level the archive uses, on one core: the speed add
+// is measured against.
+func BenchmarkZstdCeiling(b *testing.B) {
+	outputs := toolOutputs(b)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
+		zstd.WithWindowSize(ChunkSize), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"entries", "1MB"} {
+		bodies := outputs
+		if name == "1MB" {
+			bodies = concat(outputs, 1<<20)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(totalBytes(bodies))
+			var dst []byte
+			for i := 0; i < b.N; i++ {
+				for _, body := range bodies {
+					for len(body) > 0 {
+						n := min(len(body), ChunkSize)
+						dst = enc.EncodeAll(body[:n], dst[:0])
+						body = body[n:]
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkShow reads whole entries of 1 KB, 64 KB and 1 MB in-process and
+// reports p50 and p99 latency.
+func BenchmarkShow(b *testing.B) {
+	outputs := toolOutputs(b)
+	all := bytes.Join(outputs, nil)
+	s, err := Open(b.TempDir(), &Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1 << 10}, {"64KB", 64 << 10}, {"1MB", 1 << 20}} {
+		// 64 distinct entries of this size, cut from the corpus.
+		var ids []memex.ID
+		for i := 0; i < 64; i++ {
+			off := (i * 7919 * size.n) % (len(all) - size.n)
+			e, err := s.Add(ctx, memex.Entry{}, bytes.NewReader(all[off:off+size.n]))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids = append(ids, e.ID)
+		}
+		if err := s.db.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(size.name, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			b.SetBytes(int64(size.n))
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := s.ReadAll(ctx, ids[i%len(ids)]); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}

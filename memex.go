@@ -151,6 +151,9 @@ type Entry struct {
 	Bytes  int64 `json:"bytes"`  // raw body size
 	Lines  int64 `json:"lines"`  // number of lines of the body (a last line without '\n' counts)
 	Tokens int64 `json:"tokens"` // body tokens under memex's tokenizer
+	// TokensEstimated is set when Tokens was extrapolated from samples
+	// (bodies over the archive's exact-count limit) rather than counted.
+	TokensEstimated bool `json:"tokens_estimated,omitempty"`
 
 	// Summary is derived from the content at write time (deterministic);
 	// AgentSummary is what the writer supplied, shown first when present.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/summarize"
 )
 
 func openMem(t testing.TB) *Store {
@@ -488,5 +490,20 @@ func TestFullDiskRefusesCleanly(t *testing.T) {
 	free = 1 << 40
 	if _, err := s.Add(ctx, memex.Entry{}, bytes.NewReader([]byte("room again"))); err != nil {
 		t.Fatalf("add after space came back: %v", err)
+	}
+}
+
+func TestTokenCountsExactUpToTheLimit(t *testing.T) {
+	s := openMem(t)
+	small := bigText(ExactTokenBytes, 10)
+	e := add(t, s, memex.Entry{}, small)
+	if want := int64(summarize.Count(small)); e.Tokens != want || e.TokensEstimated {
+		t.Fatalf("tokens %d (estimated %v), want exactly %d", e.Tokens, e.TokensEstimated, want)
+	}
+	large := bigText(4*ExactTokenBytes, 11)
+	e = add(t, s, memex.Entry{}, large)
+	want := float64(summarize.Count(large))
+	if !e.TokensEstimated || math.Abs(float64(e.Tokens)-want)/want > 0.05 {
+		t.Fatalf("estimate %d (estimated %v) is more than 5%% off %v", e.Tokens, e.TokensEstimated, want)
 	}
 }

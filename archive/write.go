@@ -3,13 +3,11 @@ package archive
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"strings"
@@ -68,15 +66,16 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 
 	w := s.newBodyWriter(e.ID)
 	defer w.close()
-	if err := w.readFrom(ctx, body); err != nil {
+	err = w.readFrom(ctx, body)
+	sum, tokens, estimated := w.side.finish()
+	if err != nil {
 		w.abort()
 		return memex.Entry{}, fmt.Errorf("archive: add: read body: %w", err)
 	}
-	sum := w.hash.Sum(nil)
 	e.Hash = "sha256:" + hex.EncodeToString(sum)
 	e.Bytes = w.bytes
 	e.Lines = w.lines()
-	e.Tokens = w.tokens.Total()
+	e.Tokens, e.TokensEstimated = tokens, estimated
 	if e.Summary == "" {
 		in := summarize.Input{Kind: e.Kind, Tool: e.Tool, Input: e.Input, Exit: e.Exit,
 			Head: w.head, Bytes: e.Bytes, Lines: e.Lines}
@@ -170,13 +169,12 @@ func cleanAliases(in []string) ([]string, error) {
 // bodyWriter cuts a body into chunks, compresses them, and keeps the
 // hash, token count, line count and the head and tail a summary needs.
 type bodyWriter struct {
-	s      *Store
-	id     memex.ID
-	batch  *pebble.Batch
-	buf    []byte // one raw chunk
-	enc    []byte // scratch for one compressed chunk
-	hash   hash.Hash
-	tokens tokenCounter
+	s     *Store
+	id    memex.ID
+	batch *pebble.Batch
+	buf   []byte // one raw chunk
+	enc   []byte // scratch for one compressed chunk
+	side  *sideCounter
 
 	bytes    int64
 	newlines int64
@@ -196,12 +194,11 @@ type bodyWriter struct {
 
 func (s *Store) newBodyWriter(id memex.ID) *bodyWriter {
 	return &bodyWriter{
-		s:      s,
-		id:     id,
-		batch:  s.db.NewBatch(),
-		buf:    make([]byte, ChunkSize),
-		hash:   sha256.New(),
-		tokens: newTokenCounter(),
+		s:     s,
+		id:    id,
+		batch: s.db.NewBatch(),
+		buf:   make([]byte, ChunkSize),
+		side:  newSideCounter(),
 	}
 }
 
@@ -226,8 +223,7 @@ func (w *bodyWriter) readFrom(ctx context.Context, r io.Reader) error {
 }
 
 func (w *bodyWriter) chunk(raw []byte) error {
-	w.hash.Write(raw)
-	w.tokens.Write(raw)
+	w.side.add(raw)
 	nl := bytes.Count(raw, []byte{'\n'})
 	w.newlines += int64(nl)
 	w.bytes += int64(len(raw))
@@ -304,7 +300,10 @@ func (w *bodyWriter) abort() {
 	_ = b.Commit(pebble.NoSync)
 }
 
-func (w *bodyWriter) close() { w.batch.Close() }
+func (w *bodyWriter) close() {
+	w.side.finish()
+	w.batch.Close()
+}
 
 func (w *bodyWriter) lines() int64 {
 	if w.bytes == 0 {

@@ -44,9 +44,9 @@ the one every budget is measured in.`,
 	return c
 }
 
-// countTokens counts a stream. TODO(#2): stream through summarize's
-// counter once it has one, so that memory stays bounded.
+// countTokens counts a stream of any size in bounded memory.
 func countTokens(r io.Reader) (tokens, n int64, err error) {
-	b, err := io.ReadAll(r)
-	return int64(summarize.Count(b)), int64(len(b)), err
+	c := summarize.NewCounter()
+	n, err = io.Copy(c, r)
+	return c.Count(), n, err
 }

@@ -175,7 +175,7 @@ func TestJSONLFixture(t *testing.T) {
 	if e.Project != "p" || e.Agent != "cli" || e.Tool != "bash" || *e.Exit != 1 || e.AgentSummary != "TestX fails" || body != "--- FAIL: TestX\nFAIL" {
 		t.Errorf("keyed entry %+v %q", e, body)
 	}
-	if e2, _ := sink.byAlias(t, "s1#1"); e2.Input != "ls" {
+	if e2, _ := sink.byAlias(t, "j1#1"); e2.Input != "ls" {
 		t.Errorf("s1#1 = %+v", e2)
 	}
 	note := sink.session("bench")

@@ -24,9 +24,7 @@ type mswTraj struct {
 		Role      string          `json:"role"`
 		Content   json.RawMessage `json:"content"`
 		Timestamp float64         `json:"timestamp"`
-		Extra     *struct {
-			Response json.RawMessage `json:"response"`
-		} `json:"extra"`
+		Extra     *mswExtra       `json:"extra"`
 	} `json:"messages"`
 	Info struct {
 		ExitStatus string `json:"exit_status"`
@@ -150,16 +148,18 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 	return nil
 }
 
-func msgTime(ts float64, extra *struct {
-	Response json.RawMessage `json:"response"`
-}) time.Time {
-	if ts <= 0 && extra != nil && len(extra.Response) > 0 && extra.Response[0] == '{' {
-		var r struct {
-			Created float64 `json:"created"`
-		}
-		if json.Unmarshal(extra.Response, &r) == nil {
-			ts = r.Created
-		}
+// mswExtra is the part of a message's extra that ingest reads: the
+// provider response's creation time (decoded in the same pass as the
+// document; the rest of the response, about 40% of a file, is skipped).
+type mswExtra struct {
+	Response *struct {
+		Created float64 `json:"created"`
+	} `json:"response"`
+}
+
+func msgTime(ts float64, extra *mswExtra) time.Time {
+	if ts <= 0 && extra != nil && extra.Response != nil {
+		ts = extra.Response.Created
 	}
 	if ts <= 0 || ts > 1e11 || math.IsNaN(ts) {
 		return time.Time{}

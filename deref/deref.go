@@ -1,0 +1,337 @@
+package deref
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+// Store is what deref reads from the archive. archive.Store satisfies it.
+// Every method takes ctx first and honours its cancellation.
+type Store interface {
+	// Resolve turns an ID or alias into an ID: memex.ErrNotFound when it
+	// names nothing, memex.ErrAmbiguous when an alias names several
+	// entries (project narrows it).
+	Resolve(ctx context.Context, ref, project string) (memex.ID, error)
+	// Get returns an entry's metadata; memex.ErrNotFound when missing.
+	Get(ctx context.Context, id memex.ID) (memex.Entry, error)
+	// Body streams an entry's exact body; the caller closes it.
+	Body(ctx context.Context, id memex.ID) (io.ReadCloser, error)
+	// Session calls fn with a session's entries in ID (time) order;
+	// memex.ErrNotFound for an unknown session.
+	Session(ctx context.Context, session string, fn func(memex.Entry) error) error
+	// Scan calls fn with every entry whose ID time lies in [from, to), in
+	// ID order; a zero bound is open.
+	Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error
+}
+
+// Reader answers deref, show and context requests from a Store. It keeps
+// no state between calls and is safe for concurrent use if the Store is.
+type Reader struct {
+	store Store
+}
+
+// New returns a Reader over s.
+func New(s Store) *Reader { return &Reader{store: s} }
+
+// DefaultBudget is the budget of a deref whose Options.Budget is zero.
+const DefaultBudget = 2000
+
+// Options configure a Deref. The zero value derefs within DefaultBudget
+// tokens, without a query, resolving aliases across all projects.
+type Options struct {
+	Budget  int    // tokens for the whole output; 0 means DefaultBudget
+	Query   string // terms whose lines are shown first (case-insensitive)
+	Project string // narrows aliases that name entries in several projects
+}
+
+// Item is one dereferenced entry. Content holds the exact bytes of the
+// windows shown, with a marker line for every omitted span; Tokens is the
+// size of the whole entry, not of what is shown.
+type Item struct {
+	ID       string    `json:"id"`
+	Summary  string    `json:"summary"`
+	Tokens   int64     `json:"tokens"`
+	Complete bool      `json:"complete"`
+	Content  string    `json:"content"`
+	Omitted  []Omitted `json:"omitted"`
+
+	// Windows locate the shown bytes in the entry's body (for callers
+	// that check or highlight them); not part of the JSON contract.
+	Windows []Window `json:"-"`
+}
+
+// Result is the answer to a deref. Used counts the tokens of Text, the
+// rendering that the budget bounds; Missing lists the references that name
+// no entry (or several), in request order.
+type Result struct {
+	Budget  int      `json:"budget"`
+	Used    int      `json:"used"`
+	Items   []Item   `json:"items"`
+	Missing []string `json:"missing"`
+
+	// Text is the plain rendering: per item a header line, then its
+	// content; then a line per missing reference.
+	Text string `json:"-"`
+}
+
+// Deref returns the exact content of the entries refs name, within
+// opts.Budget tokens: whole entries when they fit, else windows chosen as
+// doc.go describes. References that name nothing (or several entries) are
+// listed in Missing and the rest still returns. A budget too small for the
+// header and best line of every entry is an error wrapping
+// memex.ErrBudgetTooSmall that names the minimum.
+func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result, error) {
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	res := Result{Budget: budget, Items: []Item{}, Missing: []string{}}
+	var items []*item
+	var entries []memex.Entry
+	var missingLines []string
+	seen := map[memex.ID]bool{}
+	for _, ref := range refs {
+		id, err := r.store.Resolve(ctx, ref, opts.Project)
+		if err != nil {
+			if errors.Is(err, memex.ErrNotFound) || errors.Is(err, memex.ErrAmbiguous) || errors.Is(err, memex.ErrInvalid) {
+				res.Missing = append(res.Missing, ref)
+				missingLines = append(missingLines, missingLine(ref, err))
+				continue
+			}
+			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		e, err := r.store.Get(ctx, id)
+		if err != nil {
+			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
+		}
+		body, err := r.readBody(ctx, id, e.Bytes)
+		if err != nil {
+			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
+		}
+		total := -1
+		if e.Tokens > 0 || len(body) == 0 {
+			total = int(e.Tokens)
+		}
+		items = append(items, newItem(id.String(), header(e), total, body, opts.Query))
+		entries = append(entries, e)
+	}
+	tail := strings.Join(missingLines, "")
+	used, err := allocate(ctx, items, budget, tail)
+	if err != nil {
+		return Result{}, err
+	}
+	var sb strings.Builder
+	for i, it := range items {
+		content, wins, om := it.render()
+		sb.WriteString(it.header)
+		sb.WriteByte('\n')
+		sb.WriteString(content)
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			sb.WriteByte('\n')
+		}
+		e := entries[i]
+		res.Items = append(res.Items, Item{
+			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
+			Complete: len(om) == 0, Content: content, Omitted: om, Windows: wins,
+		})
+	}
+	sb.WriteString(tail)
+	res.Text = sb.String()
+	// allocate counted this very rendering (renderAll + tail) exactly.
+	res.Used = used
+	return res, nil
+}
+
+// readBody reads a body into a buffer sized from the metadata, sparing the
+// copies of a growing one (a megabyte body is read on every deref of it).
+func (r *Reader) readBody(ctx context.Context, id memex.ID, size int64) ([]byte, error) {
+	rc, err := r.store.Body(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Show derefs one entry within budget tokens (memex show ID --budget N).
+// An unknown reference is memex.ErrNotFound; an ambiguous alias
+// memex.ErrAmbiguous.
+func (r *Reader) Show(ctx context.Context, ref string, budget int) (Item, Result, error) {
+	if _, err := r.store.Resolve(ctx, ref, ""); err != nil {
+		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, err)
+	}
+	res, err := r.Deref(ctx, []string{ref}, Options{Budget: budget})
+	if err != nil {
+		return Item{}, Result{}, err
+	}
+	if len(res.Items) != 1 {
+		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, memex.ErrNotFound)
+	}
+	return res.Items[0], res, nil
+}
+
+// header is an item's first line: ID, size and summary.
+func header(e memex.Entry) string {
+	s := "[memex " + e.ID.String() + " · " + plural(int(e.Lines), "line") + " · " + commas(int(e.Tokens)) + " tokens]"
+	if sum := e.DisplaySummary(); sum != "" {
+		s += " " + strings.Join(strings.Fields(sum), " ")
+	}
+	return s
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return commas(n) + " " + w + "s"
+}
+
+func missingLine(ref string, err error) string {
+	ref = strconv.Quote(ref)
+	switch {
+	case errors.Is(err, memex.ErrAmbiguous):
+		return "[memex: " + ref + " names several entries; pass an ID or --project]\n"
+	case errors.Is(err, memex.ErrInvalid):
+		return "[memex: " + ref + " is not an ID or alias]\n"
+	}
+	return "[memex: " + ref + " not found]\n"
+}
+
+// allocate plans every item's windows so that the whole rendering (headers,
+// contents, the missing-reference lines in tail) fits budget, and returns
+// that rendering's exact token count; doc.go states the rule.
+func allocate(ctx context.Context, items []*item, budget int, tail string) (int, error) {
+	tailCost := count(tail)
+	mins := make([]int, len(items))
+	need := tailCost
+	for i, it := range items {
+		if !it.plan(0, true) {
+			return 0, fmt.Errorf("deref: entry %s: nothing to show: %w", it.id, memex.ErrBudgetTooSmall)
+		}
+		mins[i] = it.cost(it.ivs, it.cut)
+		need += mins[i]
+	}
+	if budget < need {
+		return 0, fmt.Errorf("deref: a budget of %d tokens cannot show %s: need at least %d: %w",
+			budget, plural(len(items), "entry"), need, memex.ErrBudgetTooSmall)
+	}
+	// Max-min fair shares of what is left above the minimums.
+	alloc := fairShare(items, mins, budget-need)
+	for round := 0; round < 8; round++ {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		used := tailCost
+		for i, it := range items {
+			it.plan(alloc[i], false)
+			used += it.cost(it.ivs, it.cut)
+		}
+		// What the plans left unused goes to incomplete items in order.
+		slack := budget - used
+		for i, it := range items {
+			if slack <= 0 {
+				break
+			}
+			if it.whole {
+				continue
+			}
+			before := it.cost(it.ivs, it.cut)
+			it.plan(before+slack, false)
+			after := it.cost(it.ivs, it.cut)
+			alloc[i] = before + slack
+			slack -= after - before
+		}
+		total := count(renderAll(items) + tail)
+		if total <= budget {
+			return total, nil
+		}
+		// Token counts of lines almost always add up to at least the count
+		// of their concatenation; when they do not, take the excess from
+		// the largest allocation and plan again.
+		big := 0
+		for i := range alloc {
+			if alloc[i]-mins[i] > alloc[big]-mins[big] {
+				big = i
+			}
+		}
+		alloc[big] -= total - budget + 2
+		if alloc[big] < mins[big] {
+			alloc[big] = mins[big]
+		}
+	}
+	for _, it := range items {
+		it.plan(0, true)
+	}
+	total := count(renderAll(items) + tail)
+	if total > budget {
+		return 0, fmt.Errorf("deref: cannot fit %s in %d tokens: %w", plural(len(items), "entry"), budget, memex.ErrBudgetTooSmall)
+	}
+	return total, nil
+}
+
+// renderAll is the text rendering of the items without the missing lines.
+func renderAll(items []*item) string {
+	var sb strings.Builder
+	for _, it := range items {
+		content, _, _ := it.render()
+		sb.WriteString(it.header)
+		sb.WriteByte('\n')
+		sb.WriteString(content)
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+// fairShare splits extra tokens over items above their minimums, max-min
+// fairly: an item that wants less than an equal share gets what it wants
+// and leaves the rest to the others.
+func fairShare(items []*item, mins []int, extra int) []int {
+	alloc := append([]int(nil), mins...)
+	want := make([]int, len(items))
+	open := 0
+	for i, it := range items {
+		want[i] = max(it.wantTokens()-mins[i], 0)
+		if want[i] > 0 {
+			open++
+		}
+	}
+	for extra > 0 && open > 0 {
+		share := max(extra/open, 1)
+		given := 0
+		for i := range items {
+			if want[i] == 0 || extra-given <= 0 {
+				continue
+			}
+			g := min(share, want[i], extra-given)
+			alloc[i] += g
+			want[i] -= g
+			given += g
+			if want[i] == 0 {
+				open--
+			}
+		}
+		extra -= given
+		if given == 0 {
+			break
+		}
+	}
+	return alloc
+}

@@ -1,0 +1,434 @@
+package deref_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/summarize"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// The archive is what deref reads in production.
+var _ deref.Store = (*archive.Store)(nil)
+
+func openStore(tb testing.TB) *archive.Store {
+	tb.Helper()
+	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+// fixedID makes IDs that golden files can name.
+func fixedID(n int) memex.ID {
+	id := memex.IDFloor(t0.Add(time.Duration(n) * time.Second))
+	id[15] = byte(n)
+	return id
+}
+
+func add(tb testing.TB, s *archive.Store, e memex.Entry, body string) memex.Entry {
+	tb.Helper()
+	if e.Created.IsZero() {
+		e.Created = t0
+	}
+	if e.Kind == "" {
+		e.Kind = memex.KindTool
+	}
+	out, err := s.Add(context.Background(), e, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// numbered returns n lines "line 0001 ...".
+func numbered(n int, f func(i int) string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if f != nil {
+			if s := f(i); s != "" {
+				b.WriteString(s)
+				continue
+			}
+		}
+		fmt.Fprintf(&b, "line %04d of the build log: compiling package number %d\n", i, i)
+	}
+	return b.String()
+}
+
+// check asserts the deref invariants: the text fits the budget and is
+// counted exactly, every window is byte-exact at its offsets and appears in
+// the content in order, windows and omissions cover the body.
+func check(tb testing.TB, res deref.Result, budget int, bodies map[string]string) {
+	tb.Helper()
+	if res.Used > budget {
+		tb.Fatalf("used %d > budget %d", res.Used, budget)
+	}
+	if n := summarize.CountString(res.Text); n != res.Used {
+		tb.Fatalf("used %d, but the text counts %d", res.Used, n)
+	}
+	for _, it := range res.Items {
+		body, ok := bodies[it.ID]
+		if !ok {
+			tb.Fatalf("item %s not requested", it.ID)
+		}
+		if !strings.Contains(res.Text, it.Content) {
+			tb.Fatalf("item %s content is not in the text", it.ID)
+		}
+		if it.Complete {
+			if it.Content != body || len(it.Omitted) != 0 {
+				tb.Fatalf("item %s complete but content differs from body", it.ID)
+			}
+			continue
+		}
+		rest := it.Content
+		for _, w := range it.Windows {
+			if w.Start < 0 || w.End > len(body) || w.Start >= w.End {
+				tb.Fatalf("window %+v outside body of %d bytes", w, len(body))
+			}
+			win := body[w.Start:w.End]
+			if !w.Cut {
+				if w.Start > 0 && body[w.Start-1] != '\n' {
+					tb.Fatalf("window %+v starts inside a line", w)
+				}
+				if w.End < len(body) && body[w.End-1] != '\n' {
+					tb.Fatalf("window %+v ends inside a line", w)
+				}
+			}
+			i := strings.Index(rest, win)
+			if i < 0 {
+				tb.Fatalf("window %+v (%q) not found in content order", w, win)
+			}
+			rest = rest[i+len(win):]
+		}
+		lines := map[int]int{}
+		for _, w := range it.Windows {
+			for l := w.From; l <= w.To; l++ {
+				lines[l]++
+			}
+		}
+		for _, o := range it.Omitted {
+			if !strings.Contains(it.Content, fmt.Sprintf("--lines %d:%d]", o.From, o.To)) {
+				tb.Fatalf("omission %+v has no marker", o)
+			}
+			for l := o.From; l <= o.To; l++ {
+				lines[l]++
+			}
+		}
+		n := strings.Count(body, "\n")
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			n++
+		}
+		for l := 1; l <= n; l++ {
+			if lines[l] == 0 {
+				tb.Fatalf("line %d neither shown nor marked omitted", l)
+			}
+		}
+	}
+}
+
+func TestWholeWhenItFits(t *testing.T) {
+	s := openStore(t)
+	body := "ok  \texample.com/p\t0.01s\n"
+	e := add(t, s, memex.Entry{ID: fixedID(1), Tool: "bash", Input: "go test ./..."}, body)
+	res, err := deref.New(s).Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 200, map[string]string{e.ID.String(): body})
+	it := res.Items[0]
+	if !it.Complete || it.Content != body || it.Tokens != e.Tokens || it.Summary != e.Summary {
+		t.Fatalf("item = %+v", it)
+	}
+	if len(it.Omitted) != 0 || res.Missing == nil || len(res.Missing) != 0 {
+		t.Fatalf("omitted %v missing %v", it.Omitted, res.Missing)
+	}
+}
+
+func TestWindowsFindQueryAndEnds(t *testing.T) {
+	s := openStore(t)
+	body := numbered(400, func(i int) string {
+		switch i {
+		case 250:
+			return "    assert parse(x) == 4  # AssertionError: expected 4, got 3\n"
+		case 120:
+			return "warning: deprecated flag --old\n"
+		}
+		return ""
+	})
+	e := add(t, s, memex.Entry{ID: fixedID(2), Tool: "bash", Input: "make test"}, body)
+	for _, budget := range []int{160, 300, 1000} {
+		res, err := deref.New(s).Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: budget, Query: "parse"})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		check(t, res, budget, map[string]string{e.ID.String(): body})
+		it := res.Items[0]
+		if it.Complete {
+			t.Fatalf("budget %d: 400 lines cannot be complete", budget)
+		}
+		if !strings.Contains(it.Content, "assert parse(x) == 4") {
+			t.Fatalf("budget %d: the query line is missing:\n%s", budget, it.Content)
+		}
+		if budget >= 300 && (!strings.Contains(it.Content, "line 0001 ") || !strings.Contains(it.Content, "line 0400 ")) {
+			t.Fatalf("budget %d: head or tail missing:\n%s", budget, it.Content)
+		}
+		if !strings.Contains(it.Content, "[memex: lines ") || !strings.Contains(it.Content, "memex show "+e.ID.String()+" --lines ") {
+			t.Fatalf("budget %d: no marker:\n%s", budget, it.Content)
+		}
+	}
+}
+
+// TestMarkerLinesMatchArchive checks that the line range a marker names is
+// exactly what `memex show ID --lines A:B` (archive.Lines) returns, and that
+// windows plus omitted ranges rebuild the body.
+func TestMarkerLinesMatchArchive(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	body := numbered(300, nil)
+	e := add(t, s, memex.Entry{ID: fixedID(3)}, body)
+	res, err := deref.New(s).Deref(ctx, []string{e.ID.String()}, deref.Options{Budget: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 400, map[string]string{e.ID.String(): body})
+	it := res.Items[0]
+	type span struct{ from, to int }
+	var parts []struct {
+		from int
+		text string
+	}
+	for _, w := range it.Windows {
+		parts = append(parts, struct {
+			from int
+			text string
+		}{w.From, body[w.Start:w.End]})
+	}
+	for _, o := range it.Omitted {
+		rc, err := s.Lines(ctx, e.ID, int64(o.From), int64(o.To))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		b.ReadFrom(rc)
+		rc.Close()
+		parts = append(parts, struct {
+			from int
+			text string
+		}{o.From, b.String()})
+	}
+	// Sort by first line and join: the body must come back exactly.
+	for i := range parts {
+		for j := i + 1; j < len(parts); j++ {
+			if parts[j].from < parts[i].from {
+				parts[i], parts[j] = parts[j], parts[i]
+			}
+		}
+	}
+	var got strings.Builder
+	for _, p := range parts {
+		got.WriteString(p.text)
+	}
+	if got.String() != body {
+		t.Fatalf("windows + archive lines of omitted ranges do not rebuild the body")
+	}
+}
+
+func TestBudgetTooSmall(t *testing.T) {
+	s := openStore(t)
+	body := numbered(200, nil)
+	e := add(t, s, memex.Entry{ID: fixedID(4), Tool: "bash", Input: "make"}, body)
+	r := deref.New(s)
+	_, err := r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 10})
+	if !errors.Is(err, memex.ErrBudgetTooSmall) {
+		t.Fatalf("err = %v, want ErrBudgetTooSmall", err)
+	}
+	var min int
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "need at least "):], "need at least %d", &min); serr != nil {
+		t.Fatalf("error %q names no minimum: %v", err, serr)
+	}
+	res, err := r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: min})
+	if err != nil {
+		t.Fatalf("the named minimum %d fails: %v", min, err)
+	}
+	check(t, res, min, map[string]string{e.ID.String(): body})
+	if _, err := r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: min - 1}); !errors.Is(err, memex.ErrBudgetTooSmall) {
+		t.Fatalf("budget %d below the minimum: err = %v", min-1, err)
+	}
+}
+
+func TestHugeLineIsCut(t *testing.T) {
+	s := openStore(t)
+	long := strings.Repeat("abc def ghi ", 20000) + "NEEDLE here " + strings.Repeat("xyz ", 5000)
+	body := "first line\n" + long + "\nlast line\n"
+	e := add(t, s, memex.Entry{ID: fixedID(5)}, body)
+	res, err := deref.New(s).Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 300, Query: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 300, map[string]string{e.ID.String(): body})
+	it := res.Items[0]
+	var cut *deref.Window
+	for i := range it.Windows {
+		if it.Windows[i].Cut {
+			cut = &it.Windows[i]
+		}
+	}
+	if cut == nil || cut.From != 2 {
+		t.Fatalf("no cut window on line 2: %+v", it.Windows)
+	}
+	if !strings.Contains(body[cut.Start:cut.End], "NEEDLE") {
+		t.Fatalf("the cut piece misses the query match: %q", body[cut.Start:cut.End])
+	}
+	if !strings.Contains(it.Content, "[memex: line 2 cut: bytes ") {
+		t.Fatalf("no cut marker:\n%s", it.Content)
+	}
+}
+
+func TestSharedBudget(t *testing.T) {
+	s := openStore(t)
+	small := "PASS\nok  \texample.com/a\t0.01s\n"
+	big := numbered(500, func(i int) string {
+		if i == 333 {
+			return "--- FAIL: TestBig (0.00s)\n"
+		}
+		return ""
+	})
+	big2 := numbered(500, nil)
+	a := add(t, s, memex.Entry{ID: fixedID(6)}, small)
+	b := add(t, s, memex.Entry{ID: fixedID(7)}, big)
+	c := add(t, s, memex.Entry{ID: fixedID(8)}, big2)
+	bodies := map[string]string{a.ID.String(): small, b.ID.String(): big, c.ID.String(): big2}
+	res, err := deref.New(s).Deref(context.Background(), []string{a.ID.String(), b.ID.String(), c.ID.String()}, deref.Options{Budget: 900})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 900, bodies)
+	if len(res.Items) != 3 || res.Items[0].ID != a.ID.String() || res.Items[2].ID != c.ID.String() {
+		t.Fatalf("items out of request order")
+	}
+	if !res.Items[0].Complete {
+		t.Fatalf("the small entry should come back whole")
+	}
+	if !strings.Contains(res.Items[1].Content, "--- FAIL: TestBig") {
+		t.Fatalf("the failing line of the second entry is missing")
+	}
+	t1 := summarize.CountString(res.Items[1].Content)
+	t2 := summarize.CountString(res.Items[2].Content)
+	if t1 < 150 || t2 < 150 {
+		t.Fatalf("the two large entries should share the rest: %d and %d tokens", t1, t2)
+	}
+}
+
+func TestMissingAndAliases(t *testing.T) {
+	s := openStore(t)
+	body := "hello\n"
+	e := add(t, s, memex.Entry{ID: fixedID(9), Aliases: []string{"toolu_01ABC"}, Project: "p"}, body)
+	add(t, s, memex.Entry{ID: fixedID(10), Aliases: []string{"dup"}, Project: "p1"}, "one\n")
+	add(t, s, memex.Entry{ID: fixedID(11), Aliases: []string{"dup"}, Project: "p2"}, "two\n")
+	r := deref.New(s)
+	res, err := r.Deref(context.Background(), []string{"toolu_01ABC", "01JDZZZZZZZZZZZZZZZZZZZZZZ", "nope", "dup"}, deref.Options{Budget: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 300, map[string]string{e.ID.String(): body})
+	if len(res.Items) != 1 || res.Items[0].ID != e.ID.String() || !res.Items[0].Complete {
+		t.Fatalf("items = %+v", res.Items)
+	}
+	want := []string{"01JDZZZZZZZZZZZZZZZZZZZZZZ", "nope", "dup"}
+	if fmt.Sprint(res.Missing) != fmt.Sprint(want) {
+		t.Fatalf("missing = %v, want %v", res.Missing, want)
+	}
+	if !strings.Contains(res.Text, `[memex: "dup" names several entries`) || !strings.Contains(res.Text, `[memex: "nope" not found]`) {
+		t.Fatalf("text lacks the missing lines:\n%s", res.Text)
+	}
+	res, err = r.Deref(context.Background(), []string{"dup"}, deref.Options{Budget: 300, Project: "p2"})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Content != "two\n" {
+		t.Fatalf("project should narrow the alias: %+v %v", res, err)
+	}
+	if _, _, err := r.Show(context.Background(), "nope", 100); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("show of an unknown ref: %v", err)
+	}
+	it, _, err := r.Show(context.Background(), "toolu_01ABC", 100)
+	if err != nil || it.Content != body {
+		t.Fatalf("show by alias: %+v %v", it, err)
+	}
+}
+
+// TestGolden renders fixed entries and compares with testdata/*.golden.
+func TestGolden(t *testing.T) {
+	s := openStore(t)
+	r := deref.New(s)
+	ctx := context.Background()
+	log := numbered(120, func(i int) string {
+		switch i {
+		case 1:
+			return "=== RUN   TestParse\n"
+		case 77:
+			return "    parse_test.go:42: Parse(\"1+2\") = 4, want 3\n"
+		case 78:
+			return "--- FAIL: TestParse (0.00s)\n"
+		case 120:
+			return "FAIL\texample.com/calc\t0.004s\n"
+		}
+		return ""
+	})
+	a := add(t, s, memex.Entry{ID: fixedID(20), Tool: "bash", Input: "go test ./calc", Exit: memex.IntPtr(1)}, log)
+	b := add(t, s, memex.Entry{ID: fixedID(21), Tool: "bash", Input: "git diff --stat"}, " calc/parse.go | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n")
+	cases := []struct {
+		name string
+		refs []string
+		opts deref.Options
+	}{
+		{"single_query", []string{a.ID.String()}, deref.Options{Budget: 250, Query: "parse want"}},
+		{"single_no_query", []string{a.ID.String()}, deref.Options{Budget: 250}},
+		{"two_entries_missing", []string{b.ID.String(), a.ID.String(), "ctx_code_404"}, deref.Options{Budget: 300}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := r.Deref(ctx, c.refs, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, res, c.opts.Budget, map[string]string{a.ID.String(): log, b.ID.String(): " calc/parse.go | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"})
+			got := fmt.Sprintf("budget %d, used %d\n%s", res.Budget, res.Used, res.Text)
+			golden(t, filepath.Join("testdata", "deref_"+c.name+".golden"), got)
+		})
+	}
+}
+
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./deref -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed:\n--- got\n%s\n--- want\n%s", file, got, want)
+	}
+}

@@ -11,7 +11,7 @@ import (
 //
 // Counts are exactly those of that module's cl100k_base codec (the
 // reference), computed here by a hand-written pre-tokenizer and a cached
-// byte-pair merge about 20 times faster; docs/tokenizer.md has the design,
+// byte-pair merge about 14 times faster; docs/tokenizer.md has the design,
 // the evidence and the figures. Everything here is safe for concurrent use.
 const Encoding = "cl100k_base"
 

@@ -306,3 +306,22 @@ func TestDefaultPaths(t *testing.T) {
 		t.Fatalf("empty home: %+v %v", rep, err)
 	}
 }
+
+// TestClaudeSpilledOutput reads a tool output the host saved to
+// tool-results/ instead of the preview left in the transcript.
+func TestClaudeSpilledOutput(t *testing.T) {
+	proj := filepath.Join(t.TempDir(), "-home-u-proj")
+	full := strings.Repeat("line of a very long build log\n", 2000)
+	writeFile(t, filepath.Join(proj, "s9", "tool-results", "toolu_big.txt"), []byte(full))
+	preview := "<persisted-output>\nOutput too large (58.6KB). Full output saved to: /Users/x/.claude/projects/-home-u-proj/s9/tool-results/toolu_big.txt\n\nPreview (first 2KB):\nline of a very long build log\n</persisted-output>"
+	use := `{"type":"assistant","uuid":"a1","sessionId":"s9","timestamp":"2026-11-01T10:00:00Z","cwd":"/home/u/proj","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_big","name":"Bash","input":{"command":"make"}}]}}`
+	res, _ := json.Marshal(map[string]any{"type": "user", "uuid": "u1", "sessionId": "s9", "timestamp": "2026-11-01T10:00:09Z",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_big", "content": preview}}}})
+	writeFile(t, filepath.Join(proj, "s9.jsonl"), []byte(use+"\n"), res, []byte("\n"))
+	sink := newMemSink()
+	run(t, sink, Options{Format: ClaudeCode, Paths: []string{proj}})
+	e, body := sink.byAlias(t, "toolu_big")
+	if body != full || !strings.HasSuffix(e.Attrs["spilled"], "toolu_big.txt") {
+		t.Fatalf("spilled output not read: %d bytes, attrs %v", len(body), e.Attrs)
+	}
+}

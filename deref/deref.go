@@ -199,6 +199,9 @@ func plural(n int, w string) string {
 	if n == 1 {
 		return "1 " + w
 	}
+	if strings.HasSuffix(w, "y") {
+		return commas(n) + " " + w[:len(w)-1] + "ies"
+	}
 	return commas(n) + " " + w + "s"
 }
 

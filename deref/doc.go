@@ -89,11 +89,12 @@
 //	01JD...  bash: go test ./... · exit 1 · go test: 1 failed ...  (1,234 tok)
 //
 // in session order. When the lines do not all fit the budget, entries are
-// kept by priority: failures (a non-zero exit, or a summary that reports a
-// failure or error) and the edits and passing runs that follow them (their
-// fixes), agent notes, edits, commits and messages rank above tool calls,
-// and reasoning; repeated reads, listings and searches (the same input seen
-// earlier) rank lowest. Within a priority the most recent entries win. A
+// kept by priority, highest first: agent notes; failures (a non-zero exit,
+// or a summary that reports a failure or error); their fixes (edits after a
+// failure, and the same command passing again); other edits, commits and
+// messages (decisions); other tool calls; reasoning; reads, listings and
+// searches; last, repeated reads, listings and searches (an input seen
+// earlier in the list). Within a priority the most recent entries win. A
 // footer says how many entries were left out and the command that lists
 // them all.
 package deref

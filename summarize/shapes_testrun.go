@@ -291,8 +291,11 @@ func goTestRun(d *doc) (testResult, bool) {
 	if fail > 0 || pass > 0 {
 		parts = append(parts, strconv.Itoa(fail)+" failed", strconv.Itoa(pass)+" passed")
 	}
-	if okPkg+failPkg > 0 {
+	switch {
+	case failPkg > 0:
 		parts = append(parts, strconv.Itoa(failPkg)+" of "+strconv.Itoa(okPkg+failPkg)+" packages failed")
+	case okPkg > 0:
+		parts = append(parts, plural(okPkg, "package")+" ok")
 	}
 	r.counts = strings.Join(parts, ", ")
 	return r, true

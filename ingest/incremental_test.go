@@ -325,3 +325,28 @@ func TestClaudeSpilledOutput(t *testing.T) {
 		t.Fatalf("spilled output not read: %d bytes, attrs %v", len(body), e.Attrs)
 	}
 }
+
+func TestConcurrentRunsAddOnce(t *testing.T) {
+	sink := newMemSink()
+	done := make(chan Report)
+	for i := 0; i < 4; i++ {
+		go func() {
+			rep, _ := Run(context.Background(), sink, Options{Format: ClaudeCode, Paths: []string{"testdata/claude"}, SettleAfter: -1})
+			done <- rep
+		}()
+	}
+	added := 0
+	for i := 0; i < 4; i++ {
+		added += (<-done).Added
+	}
+	one, _ := run(t, newMemSink(), Options{Format: ClaudeCode, Paths: []string{"testdata/claude"}})
+	if added != one.Added || len(sink.entries) != one.Added {
+		t.Fatalf("4 concurrent runs added %d (%d stored), one run adds %d", added, len(sink.entries), one.Added)
+	}
+}
+
+func TestNoDefaultLocation(t *testing.T) {
+	if _, err := Run(context.Background(), newMemSink(), Options{Format: SWEAgent}); err == nil {
+		t.Fatal("want an error: swe-agent has no default location")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -128,7 +129,7 @@ type Report struct {
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
 	Bytes         int64          `json:"bytes"`       // bytes of transcript read
 	BodyBytes     int64          `json:"body_bytes"`  // bytes of entry bodies added
-	FileErrors    []string       `json:"file_errors"` // files that could not be read at all
+	FileErrors    []string       `json:"file_errors,omitempty"` // files that could not be read at all
 }
 
 // SkippedTotal is the number of malformed lines skipped.
@@ -208,6 +209,9 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	paths := opts.Paths
 	if len(paths) == 0 {
 		paths = DefaultPaths(opts.Format, opts.Home)
+		if len(paths) == 0 {
+			return rep, fmt.Errorf("ingest: format %s has no default location: give a path: %w", opts.Format, memex.ErrInvalid)
+		}
 	}
 	targets, errs := discover(opts.Format, paths)
 	for _, e := range errs {
@@ -364,7 +368,17 @@ func lineFormat(f Format, path string) bool {
 	return (f == ClaudeCode || f == Codex || f == JSONL) && !strings.HasSuffix(path, ".zst")
 }
 
+// fileLocks serialises the runs of one process over the same file: Key
+// dedupe is resolve-then-add, so two runs adding the same new records at
+// once (two hooks firing together) would both add them. Processes do not
+// share a store (the archive has one owner), so a process-wide lock is
+// enough.
+var fileLocks sync.Map // path -> *sync.Mutex
+
 func (r *runner) file(ctx context.Context, t target) error {
+	mu, _ := fileLocks.LoadOrStore(t.path, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	key := StateKey(t.path)
 	var prev FileState
 	havePrev := false

@@ -127,8 +127,8 @@ type Report struct {
 	Redacted int            `json:"redacted"` // secrets replaced
 	// RedactedKinds counts the replacements by kind.
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
-	Bytes         int64          `json:"bytes"`       // bytes of transcript read
-	BodyBytes     int64          `json:"body_bytes"`  // bytes of entry bodies added
+	Bytes         int64          `json:"bytes"`                 // bytes of transcript read
+	BodyBytes     int64          `json:"body_bytes"`            // bytes of entry bodies added
 	FileErrors    []string       `json:"file_errors,omitempty"` // files that could not be read at all
 }
 

@@ -186,12 +186,24 @@ func BenchmarkRetrieval(b *testing.B) {
 		}
 		addParallel(b, ix, docs)
 		memexTook, memexCPU := time.Since(start), cpuTime()-cpu
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
 		memexSize := dirSize(filepath.Join(dir, "memex"))
+		if ix, err = Open(filepath.Join(dir, "memex"), &Options{Content: contentOf(raw), Timeout: time.Second}); err != nil {
+			b.Fatal(err)
+		}
 
 		start, cpu = time.Now(), cpuTime()
 		def := buildDefault(b, filepath.Join(dir, "default"), docs)
 		defTook, defCPU := time.Since(start), cpuTime()-cpu
+		if err := def.Close(); err != nil {
+			b.Fatal(err)
+		}
 		defSize := dirSize(filepath.Join(dir, "default"))
+		if def, err = bleve.Open(filepath.Join(dir, "default")); err != nil {
+			b.Fatal(err)
+		}
 
 		var ms, ds rankStats
 		for k, d := range raw {
@@ -345,6 +357,14 @@ func BenchmarkSearch100k(b *testing.B) {
 	start, cpu := time.Now(), cpuTime()
 	addParallel(b, ix, docs)
 	took, cpu := time.Since(start), cpuTime()-cpu
+	// Measure the index closed: open, it may still hold segments that a
+	// merge has replaced.
+	if err := ix.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if ix, err = Open(dir, &Options{Content: contentOf(docs)}); err != nil {
+		b.Fatal(err)
+	}
 	cb := contentBytes(docs)
 	fmt.Printf("\nindexed %d entries, %.1f MB, in %.1f s (%.1f CPU s): %.1f MB/s, %.0f entries/s, %.1f MB per CPU-s; index %.1f MB (%.2f x content)\n",
 		n, float64(cb)/1e6, took.Seconds(), cpu.Seconds(), float64(cb)/1e6/took.Seconds(), float64(n)/took.Seconds(),

@@ -291,6 +291,17 @@ func TestPhraseChecked(t *testing.T) {
 	if got := f.names(t, Query{Text: `"map nil"`}); len(got) != 0 {
 		t.Errorf("phrase map nil = %v, want none", got)
 	}
+	// The one entry with the phrase ranks below many with its words
+	// repeated: the check must look past the first page of candidates.
+	var decoys []entry
+	for i := 0; i < 300; i++ {
+		decoys = append(decoys, entry{name: fmt.Sprintf("decoy%d", i), kind: memex.KindNote, summary: "map nil",
+			content: "map map map, nil nil nil"})
+	}
+	f.add(t, decoys...)
+	if got := f.names(t, Query{Text: `"nil map"`}); !reflect.DeepEqual(got, []string{"nilmap"}) {
+		t.Errorf("phrase nil map among decoys = %v, want [nilmap]", got)
+	}
 }
 
 func TestRelaxed(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/memex-archive/memex"
@@ -107,109 +108,124 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 }
 
 // run builds and runs the bleve query, then checks phrases and cuts
-// snippets against the content.
+// snippets against the content. With phrases to check, candidates come in
+// growing pages until limit hits pass or the candidates or the time run
+// out: the index ranks by words, so the entries holding the phrase may lie
+// deep among those holding its words.
 func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (Result, error) {
 	bq := p.build(relaxed)
-	size := limit
 	check := len(p.phrases) > 0 && ix.opts.Content != nil
+	var phraseRes []*regexp.Regexp
+	for _, ph := range p.phrases {
+		phraseRes = append(phraseRes, phraseRegexp(ph))
+	}
+	terms := p.snippetTerms()
+	res := Result{Hits: []Hit{}}
+	var gone []memex.ID
+	defer func() {
+		if len(gone) > 0 {
+			// Entries forgotten in the archive but still indexed (a crash
+			// between the two deletes): drop them now. The answer does not
+			// depend on this succeeding.
+			b := ix.bi.NewBatch()
+			for _, id := range gone {
+				b.Delete(id.String())
+			}
+			_ = ix.bi.Batch(b)
+		}
+	}()
+	from, size := 0, limit
 	if check {
-		// Some candidates will fail the phrase check.
 		size = limit*3 + 10
 	}
-	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
-	req.Fields = []string{fMeta}
-	if len(p.words) == 0 && len(p.phrases) == 0 {
-		req.SortBy([]string{"-_id"}) // filters only: newest first
-	} else {
-		req.SortBy([]string{"-_score", "-_id"}) // equal scores: newest first
-	}
-	sr, err := ix.bi.SearchInContext(ctx, req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{Partial: true}, nil
+	for {
+		req := bleve.NewSearchRequestOptions(bq, size, from, false)
+		req.Fields = []string{fMeta}
+		if len(p.words) == 0 && len(p.phrases) == 0 {
+			req.SortBy([]string{"-_id"}) // filters only: newest first
+		} else {
+			req.SortBy([]string{"-_score", "-_id"}) // equal scores: newest first
 		}
-		return Result{}, fmt.Errorf("index: search: %w", err)
-	}
-	res := Result{Total: sr.Total, Hits: []Hit{}}
-	terms := p.snippetTerms()
-	var phraseRes []*regexp.Regexp
-	if check {
-		for _, ph := range p.phrases {
-			phraseRes = append(phraseRes, phraseRegexp(ph))
-		}
-	}
-	var gone []memex.ID
-	for _, dh := range sr.Hits {
-		if len(res.Hits) == limit {
-			break
-		}
-		id, err := memex.ParseID(dh.ID)
+		sr, err := ix.bi.SearchInContext(ctx, req)
 		if err != nil {
-			continue
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				res.Partial = true
+				return res, nil
+			}
+			return Result{}, fmt.Errorf("index: search: %w", err)
 		}
-		h := Hit{ID: id, Score: dh.Score}
-		var m meta
-		if s, ok := dh.Fields[fMeta].(string); ok {
-			_ = json.Unmarshal([]byte(s), &m)
-		}
-		h.Summary, h.Tokens, h.Session, h.Project, h.Agent = m.Summary, m.Tokens, m.Session, m.Project, m.Agent
-		h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = m.Kind, m.Tool, m.Exit, m.Created, m.Aliases
-
-		if ix.opts.Content == nil || (len(terms) == 0 && !check) {
-			h.Snippet = snippetOf([]byte(m.Input), terms)
-			res.Hits = append(res.Hits, h)
-			continue
-		}
-		if ctx.Err() != nil {
-			res.Partial = true
-			if check {
+		res.Total = sr.Total
+		for _, dh := range sr.Hits {
+			if len(res.Hits) == limit || (check && res.Partial) {
 				break // an unchecked phrase hit is no hit
 			}
-			res.Hits = append(res.Hits, h)
-			continue
-		}
-		content, err := ix.content(ctx, id)
-		if errors.Is(err, memex.ErrNotFound) {
-			gone = append(gone, id)
-			continue
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				res.Partial = true
-				if check {
-					break
-				}
+			h, keep, err := ix.hit(ctx, dh, terms, check, phraseRes, &res, &gone)
+			if err != nil {
+				return Result{}, err
+			}
+			if keep {
 				res.Hits = append(res.Hits, h)
-				continue
-			}
-			return Result{}, fmt.Errorf("index: search: content of %s: %w", id, err)
-		}
-		if check {
-			hay := [][]byte{content, []byte(m.Summary), []byte(m.Input)}
-			if !matchesAll(phraseRes, hay) {
-				continue
 			}
 		}
-		h.Snippet = snippetOf(content, terms)
-		if h.Snippet == "" {
-			h.Snippet = snippetOf([]byte(m.Input), terms)
+		from += len(sr.Hits)
+		if !check || len(res.Hits) == limit || res.Partial || len(sr.Hits) < size || uint64(from) >= sr.Total {
+			break
 		}
-		res.Hits = append(res.Hits, h)
+		size = min(size*4, 4000)
 	}
-	if check && !res.Partial && uint64(len(res.Hits)) < res.Total && len(sr.Hits) < size {
+	if check && !res.Partial && len(res.Hits) < limit {
+		// Every candidate was checked: the count is exact.
 		res.Total = uint64(len(res.Hits))
 	}
-	if len(gone) > 0 {
-		// Entries forgotten in the archive but still indexed (a crash
-		// between the two deletes): drop them now. The search answer
-		// does not depend on this succeeding.
-		b := ix.bi.NewBatch()
-		for _, id := range gone {
-			b.Delete(id.String())
-		}
-		_ = ix.bi.Batch(b)
-	}
 	return res, nil
+}
+
+// hit makes a Hit of a bleve hit: metadata from the stored field, phrase
+// check and snippet from the content. keep is false when the phrase check
+// fails or the entry is gone from the archive (then it is added to gone).
+// Past the deadline it marks res Partial and keeps the hit unchecked,
+// without snippet (the caller drops it when phrases needed checking).
+func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []string, check bool,
+	phraseRes []*regexp.Regexp, res *Result, gone *[]memex.ID) (Hit, bool, error) {
+	id, err := memex.ParseID(dh.ID)
+	if err != nil {
+		return Hit{}, false, nil
+	}
+	h := Hit{ID: id, Score: dh.Score}
+	var m meta
+	if s, ok := dh.Fields[fMeta].(string); ok {
+		_ = json.Unmarshal([]byte(s), &m)
+	}
+	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = m.Summary, m.Tokens, m.Session, m.Project, m.Agent
+	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = m.Kind, m.Tool, m.Exit, m.Created, m.Aliases
+	if ix.opts.Content == nil || (len(terms) == 0 && !check) {
+		h.Snippet = snippetOf([]byte(m.Input), terms)
+		return h, true, nil
+	}
+	if ctx.Err() != nil {
+		res.Partial = true
+		return h, !check, nil
+	}
+	content, err := ix.content(ctx, id)
+	if errors.Is(err, memex.ErrNotFound) {
+		*gone = append(*gone, id)
+		return h, false, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			res.Partial = true
+			return h, !check, nil
+		}
+		return Hit{}, false, fmt.Errorf("index: search: content of %s: %w", id, err)
+	}
+	if check && !matchesAll(phraseRes, [][]byte{content, []byte(m.Summary), []byte(m.Input)}) {
+		return h, false, nil
+	}
+	h.Snippet = snippetOf(content, terms)
+	if h.Snippet == "" {
+		h.Snippet = snippetOf([]byte(m.Input), terms)
+	}
+	return h, true, nil
 }
 
 // content reads at most contentRead bytes of an entry's content.

@@ -40,8 +40,14 @@ func countValid(t *rankTable, b []byte) int {
 	n := 0
 	for i := 0; i < len(b); {
 		e, kind := nextPiece(b, i)
-		if kind != pieceSkip {
-			n += countPiece(t, b[i:e])
+		switch {
+		case kind == pieceSkip:
+		case e-i == 1:
+			n++ // every single byte is a token
+		case e-i <= shortMax:
+			n += countShort(t, b[i:e])
+		default:
+			n += countLong(t, b[i:e])
 		}
 		i = e
 	}
@@ -64,12 +70,15 @@ func appendValid(dst, src []byte) []byte {
 	return dst
 }
 
-// Truncate returns the longest prefix of s that fits in max tokens, and its
-// exact token count (Count(prefix) == tokens <= max). It cuts between
-// pre-token pieces (words, number groups, punctuation runs, whitespace), and
-// when the next piece does not fit whole it goes on into that piece rune by
-// rune, so a single over-long line still yields a prefix; it never splits a
-// rune (an invalid byte counts as a rune of its own). max <= 0 gives "".
+// Truncate returns a prefix of s that fits in max tokens, and its exact
+// token count (Count(prefix) == tokens <= max). It cuts between pre-token
+// pieces (words, number groups, punctuation runs, whitespace): the prefix
+// holds as many whole pieces as fit. Then, so that a single over-long line
+// still yields something, it goes on into the next piece, cutting between
+// runes: a binary search finds a long rune prefix of that piece that still
+// fits (counts of rune prefixes are not quite monotonic, so it may stop a
+// few runes short of the longest). It never splits a rune (an invalid byte
+// counts as a rune of its own). max <= 0 gives "".
 func Truncate(s string, max int) (prefix string, tokens int) {
 	if max <= 0 || len(s) == 0 {
 		return "", 0

@@ -34,12 +34,13 @@ import (
 
 // Rune classes. Every rune is in exactly one.
 const (
-	clsOther   uint8 = iota // [^\s\p{L}\p{N}]: punctuation, symbols, marks, controls, U+FFFD
-	clsLetter               // \p{L}
-	clsNumber               // \p{N}
-	clsSpace                // \s but \r and \n
-	clsNewline              // \r and \n
-	clsSkip                 // U+007F, which no alternative matches
+	clsOther     uint8 = iota // [^\s\p{L}\p{N}]: punctuation, symbols, marks, controls, U+FFFD
+	clsLetter                 // \p{L}
+	clsNumber                 // \p{N}
+	clsSpace                  // \s but \r and \n
+	clsNewline                // \r and \n
+	clsSkip                   // U+007F, which no alternative matches
+	clsMultibyte              // not a class: asciiClass's mark for bytes >= 128
 )
 
 // Piece kinds, as nextPiece reports them.
@@ -49,10 +50,14 @@ const (
 	pieceSkip               // a run of U+007F, matched by nothing, no token
 )
 
-// asciiClass classifies the ASCII bytes, the fast path.
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for r := range rune(utf8.RuneSelf) {
-		t[r] = classOfRune(r)
+// asciiClass classifies the ASCII bytes, the fast path; a byte from 128 up
+// is clsMultibyte, a rune that must be decoded.
+var asciiClass = func() (t [256]uint8) {
+	for r := range rune(len(t)) {
+		t[r] = clsMultibyte
+		if r < utf8.RuneSelf {
+			t[r] = classOfRune(r)
+		}
 	}
 	return t
 }()
@@ -73,11 +78,16 @@ func classOfRune(r rune) uint8 {
 	return clsOther
 }
 
-// classAt returns the class and width of the rune at b[i].
+// classAt returns the class and width of the rune at b[i]; small enough to
+// inline the ASCII case.
 func classAt(b []byte, i int) (uint8, int) {
-	if c := b[i]; c < utf8.RuneSelf {
-		return asciiClass[c], 1
+	if cl := asciiClass[b[i]]; cl != clsMultibyte {
+		return cl, 1
 	}
+	return classAtRune(b, i)
+}
+
+func classAtRune(b []byte, i int) (uint8, int) {
 	r, n := utf8.DecodeRune(b[i:])
 	return classOfRune(r), n
 }
@@ -86,11 +96,9 @@ func classAt(b []byte, i int) (uint8, int) {
 // i < len(b).
 func nextPiece(b []byte, i int) (end int, kind uint8) {
 	c := b[i]
-	cls, size := uint8(0), 1
-	if c < utf8.RuneSelf {
-		cls = asciiClass[c]
-	} else {
-		cls, size = classAt(b, i)
+	cls, size := asciiClass[c], 1
+	if cls == clsMultibyte {
+		cls, size = classAtRune(b, i)
 	}
 	j := i + size
 	switch cls {
@@ -112,14 +120,21 @@ func nextPiece(b []byte, i int) (end int, kind uint8) {
 			}
 		}
 		if j < len(b) {
-			if cl, sz := classAt(b, j); cl == clsLetter {
+			cl, sz := asciiClass[b[j]], 1
+			if cl == clsMultibyte {
+				cl, sz = classAtRune(b, j)
+			}
+			if cl == clsLetter {
 				return letterRun(b, j+sz), pieceText
 			}
 		}
 		return otherRun(b, j), pieceText
 	case clsSpace:
 		if j < len(b) {
-			cl, sz := classAt(b, j)
+			cl, sz := asciiClass[b[j]], 1
+			if cl == clsMultibyte {
+				cl, sz = classAtRune(b, j)
+			}
 			if cl == clsLetter {
 				return letterRun(b, j+sz), pieceText
 			}
@@ -192,7 +207,7 @@ func otherRun(b []byte, j int) int {
 			j++
 			continue
 		}
-		if cl, n := classAt(b, j); cl == clsOther {
+		if cl, n := classAtRune(b, j); cl == clsOther {
 			j += n
 			continue
 		}
@@ -217,11 +232,9 @@ func spaceRun(b []byte, i int) int {
 			}
 			return j
 		}
-		cl, n := uint8(0), 1
-		if c < utf8.RuneSelf {
-			cl = asciiClass[c]
-		} else {
-			cl, n = classAt(b, j)
+		cl, n := asciiClass[c], 1
+		if cl == clsMultibyte {
+			cl, n = classAtRune(b, j)
 		}
 		if cl != clsSpace {
 			break

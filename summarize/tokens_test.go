@@ -131,6 +131,8 @@ var tricky = []string{
 	"\x00", "\x00\x00\x00", "a\x00b", "\x00 a", "\x1b[31mred\x1b[0m", "\x01\x02\x03\x7f",
 	// DELETE is matched by no alternative of the reference: skipped
 	"\x7f", "a\x7fb", "!!\x7f!!", " \x7fx", "  \x7f", "\x7f\x7f 's", "x\n\x7f\n", "1\x7f2", "'\x7fs", "\t\x7fa",
+	// special tokens are plain text to Count
+	"<|endoftext|>", "a<|endoftext|>b <|fim_prefix|><|fim_middle|><|fim_suffix|><|endofprompt|>",
 	// long runs
 	strings.Repeat("a", 1000),
 	strings.Repeat("ab", 700),

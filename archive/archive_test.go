@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/testutil"
 	"github.com/memex-archive/memex/summarize"
 )
 
@@ -500,10 +501,31 @@ func TestTokenCountsExactUpToTheLimit(t *testing.T) {
 	if want := int64(summarize.Count(small)); e.Tokens != want || e.TokensEstimated {
 		t.Fatalf("tokens %d (estimated %v), want exactly %d", e.Tokens, e.TokensEstimated, want)
 	}
-	large := bigText(4*ExactTokenBytes, 11)
+	large := bigText(4*ChunkSize, 11)
 	e = add(t, s, memex.Entry{}, large)
 	want := float64(summarize.Count(large))
 	if !e.TokensEstimated || math.Abs(float64(e.Tokens)-want)/want > 0.05 {
 		t.Fatalf("estimate %d (estimated %v) is more than 5%% off %v", e.Tokens, e.TokensEstimated, want)
+	}
+}
+
+// TestTokenEstimateOnRealOutput checks the sampled estimate against the
+// exact count on real tool output cut into large bodies.
+func TestTokenEstimateOnRealOutput(t *testing.T) {
+	if testutil.CorporaDir() == "" {
+		t.Skip("corpora absent")
+	}
+	s := openMem(t)
+	var worst float64
+	for _, body := range concat(loadToolOutputs(t), 1<<20) {
+		e := add(t, s, memex.Entry{}, body)
+		want := float64(summarize.Count(body))
+		if d := math.Abs(float64(e.Tokens)-want) / want; d > worst {
+			worst = d
+		}
+	}
+	t.Logf("worst estimate error on 1 MiB bodies of real tool output: %.2f%%", worst*100)
+	if worst > 0.05 {
+		t.Fatalf("estimate off by %.1f%%", worst*100)
 	}
 }

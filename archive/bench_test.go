@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -24,7 +25,15 @@ var (
 // toolOutputs returns the observations (tool outputs) of every
 // mini-swe-agent trajectory in the corpora, in a fixed order.
 func toolOutputs(b *testing.B) [][]byte {
-	dir := testutil.Corpora(b)
+	out := loadToolOutputs(b)
+	if len(out) == 0 {
+		b.Skip("no tool outputs in the corpora")
+	}
+	return out
+}
+
+func loadToolOutputs(tb testing.TB) [][]byte {
+	dir := testutil.Corpora(tb)
 	corpusOnce.Do(func() {
 		files, _ := filepath.Glob(filepath.Join(dir, "mini-swe-agent", "*", "*.traj.json"))
 		sort.Strings(files)
@@ -49,9 +58,6 @@ func toolOutputs(b *testing.B) [][]byte {
 			}
 		}
 	})
-	if len(corpusOutputs) == 0 {
-		b.Skip("no tool outputs in the corpora")
-	}
 	return corpusOutputs
 }
 
@@ -98,6 +104,12 @@ func BenchmarkAdd(b *testing.B) {
 				ctx := context.Background()
 				b.SetBytes(totalBytes(bodies))
 				b.ResetTimer()
+				cpu0 := testutil.CPUSeconds()
+				defer func() {
+					if cpu := testutil.CPUSeconds() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(totalBytes(bodies))*float64(b.N)/1e6/cpu, "MB/cpu-s")
+					}
+				}()
 				for i := 0; i < b.N; i++ {
 					// A fresh prefix per pass keeps dedup from eating the work.
 					salt := []byte{byte(i), byte(i >> 8), '\n'}
@@ -150,6 +162,12 @@ func BenchmarkZstdCeiling(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(totalBytes(bodies))
+			cpu0 := testutil.CPUSeconds()
+			defer func() {
+				if cpu := testutil.CPUSeconds() - cpu0; cpu > 0 {
+					b.ReportMetric(float64(totalBytes(bodies))*float64(b.N)/1e6/cpu, "MB/cpu-s")
+				}
+			}()
 			var dst []byte
 			for i := 0; i < b.N; i++ {
 				for _, body := range bodies {
@@ -207,4 +225,77 @@ func BenchmarkShow(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkDiskRatio archives the corpus tool outputs, lets Pebble flush
+// and compact, and reports the store's bytes on disk against what
+// `zstd -3` makes of the same bodies one file each (the zstd command when
+// it is installed; else the same level in-process, reported as such).
+func BenchmarkDiskRatio(b *testing.B) {
+	for _, set := range []string{"entries", "1MB"} {
+		b.Run(set, func(b *testing.B) {
+			outputs := toolOutputs(b)
+			if set == "1MB" {
+				outputs = concat(outputs, 1<<20)
+			}
+			diskRatio(b, outputs)
+		})
+	}
+}
+
+func diskRatio(b *testing.B, outputs [][]byte) {
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		s, err := Open(dir, &Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		for _, body := range outputs {
+			if _, err := s.Add(ctx, memex.Entry{Kind: memex.KindTool, Tool: "bash", Session: "bench"}, bytes.NewReader(body)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.db.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.db.Compact(ctx, []byte{0}, []byte{0xff}, true); err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.Stats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := s.db.Metrics()
+		b.Logf("tables %d, wal %d+%d obsolete, blob %d", m.Table.Local.LiveSize, m.WAL.PhysicalSize, m.WAL.ObsoletePhysicalSize, m.BlobFiles.Local.LiveSize)
+		s.Close()
+		ref, how := zstd3Bytes(b, outputs)
+		b.ReportMetric(float64(st.DiskBytes)/float64(ref), "disk/zstd3")
+		b.ReportMetric(float64(st.StoredBytes)/float64(ref), "chunks/zstd3")
+		b.ReportMetric(float64(m.Table.Local.LiveSize)/float64(ref), "tables/zstd3")
+		b.ReportMetric(float64(m.Table.Local.LiveSize-uint64(st.StoredBytes))/float64(st.Entries), "overhead-B/entry")
+		b.Logf("%d entries, %d raw bytes, %d on disk, %d in chunks, %d by %s", st.Entries, st.RawBytes, st.DiskBytes, st.StoredBytes, ref, how)
+	}
+}
+
+func zstd3Bytes(b *testing.B, bodies [][]byte) (int64, string) {
+	if path, err := exec.LookPath("zstd"); err == nil {
+		var total int64
+		for _, body := range bodies {
+			cmd := exec.Command(path, "-3", "-q", "-c")
+			cmd.Stdin = bytes.NewReader(body)
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += int64(len(out))
+		}
+		return total, "zstd -3 (one file each)"
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	var total int64
+	for _, body := range bodies {
+		total += int64(len(enc.EncodeAll(body, nil)))
+	}
+	return total, "in-process zstd SpeedDefault (no zstd command installed)"
 }

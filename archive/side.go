@@ -18,8 +18,8 @@ import (
 // limit and get exact counts; budgets stay exact regardless, because deref
 // counts exactly what it returns.
 const (
-	ExactTokenBytes = 1 << 20
-	SampleBytes     = 32 << 10
+	ExactTokenBytes = 64 << 10
+	SampleBytes     = 16 << 10
 )
 
 // sideCounter hashes and token-counts a body's chunks on a goroutine of
@@ -27,7 +27,6 @@ const (
 // are processed in order.
 type sideCounter struct {
 	in   chan []byte
-	free chan []byte
 	done chan struct{}
 	once sync.Once
 
@@ -40,26 +39,30 @@ type sideCounter struct {
 	tokens    int64
 }
 
+// chunkPool recycles ChunkSize buffers: most adds are a few kilobytes, and
+// clearing fresh 256 KiB buffers for each would cost more than the add.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
+
+var counterPool = sync.Pool{New: func() any { return summarize.NewCounter() }}
+
+func getChunk() []byte  { return (*chunkPool.Get().(*[]byte))[:ChunkSize] }
+func putChunk(b []byte) { chunkPool.Put(&b) }
+
 func newSideCounter() *sideCounter {
 	c := &sideCounter{
 		in:    make(chan []byte, 2),
-		free:  make(chan []byte, 3),
 		done:  make(chan struct{}),
 		hash:  sha256.New(),
-		exact: summarize.NewCounter(),
+		exact: counterPool.Get().(*summarize.Counter),
 	}
+	c.exact.Reset()
 	go c.loop()
 	return c
 }
 
 // add queues a copy of raw.
 func (c *sideCounter) add(raw []byte) {
-	var buf []byte
-	select {
-	case buf = <-c.free:
-	default:
-		buf = make([]byte, 0, ChunkSize)
-	}
+	buf := getChunk()
 	c.in <- append(buf[:0], raw...)
 }
 
@@ -78,13 +81,13 @@ func (c *sideCounter) loop() {
 			c.estimate(raw)
 		}
 		c.seen += int64(len(raw))
-		select {
-		case c.free <- raw:
-		default:
-		}
+		putChunk(raw)
 	}
 	c.sum = c.hash.Sum(nil)
 	c.tokens = c.exact.Count() + c.estimated
+	c.exact.Reset()
+	counterPool.Put(c.exact)
+	c.exact = nil
 }
 
 func (c *sideCounter) estimate(b []byte) {

@@ -197,7 +197,7 @@ func (s *Store) newBodyWriter(id memex.ID) *bodyWriter {
 		s:     s,
 		id:    id,
 		batch: s.db.NewBatch(),
-		buf:   make([]byte, ChunkSize),
+		buf:   getChunk(),
 		side:  newSideCounter(),
 	}
 }
@@ -303,6 +303,10 @@ func (w *bodyWriter) abort() {
 func (w *bodyWriter) close() {
 	w.side.finish()
 	w.batch.Close()
+	if w.buf != nil {
+		putChunk(w.buf)
+		w.buf = nil
+	}
 }
 
 func (w *bodyWriter) lines() int64 {

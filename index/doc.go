@@ -12,14 +12,15 @@
 //     code tokenizer, no stemming);
 //   - tool, kind, agent, project, session, id, and path (every file path
 //     mentioned, with its suffixes): exact keywords;
-//   - created (the ID's millisecond) and exit: numbers;
-//   - meta: the only stored field, the few hundred bytes a hit shows
-//     (summary, tokens, session, project, agent, created, aliases).
+//   - created (the ID's millisecond) and exit: numbers.
 //
-// No field keeps term vectors (positions) or doc values, and nothing goes
-// to bleve's composite _all field: positions would double the index, and
-// quoted phrases are checked against the archived content instead
-// (Options.Content), which also yields the hits' snippets. Scoring is BM25.
+// Nothing is stored, no field keeps term vectors (positions) or doc
+// values, and nothing goes to bleve's composite _all field. A hit's
+// metadata (summary, tokens, session, ...) comes from the archive
+// (Options.Entry); quoted phrases are checked against the archived
+// content (Options.Content), which also yields the hits' snippets.
+// Positions would double the index; stored metadata would repeat the
+// archive. Scoring is BM25.
 //
 // The code tokenizer keeps each word whole and adds its parts:
 // parseConfigFile → parseconfigfile, parse, config, file;

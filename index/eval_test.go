@@ -39,6 +39,21 @@ func contentOf(docs []Doc) func(context.Context, memex.ID) (io.ReadCloser, error
 	}
 }
 
+// entryOf serves docs' metadata by ID, as the archive would.
+func entryOf(docs []Doc) func(context.Context, memex.ID) (memex.Entry, error) {
+	m := make(map[memex.ID]memex.Entry, len(docs))
+	for _, d := range docs {
+		m[d.Entry.ID] = d.Entry
+	}
+	return func(_ context.Context, id memex.ID) (memex.Entry, error) {
+		e, ok := m[id]
+		if !ok {
+			return memex.Entry{}, memex.ErrNotFound
+		}
+		return e, nil
+	}
+}
+
 // excerpted applies Excerpt to every doc's content, as catch-up does.
 func excerpted(tb testing.TB, docs []Doc) []Doc {
 	out := make([]Doc, len(docs))
@@ -180,7 +195,7 @@ func BenchmarkRetrieval(b *testing.B) {
 		dir := b.TempDir()
 
 		start, cpu := time.Now(), cpuTime()
-		ix, err := Open(filepath.Join(dir, "memex"), &Options{Content: contentOf(raw), Timeout: time.Second})
+		ix, err := Open(filepath.Join(dir, "memex"), &Options{Content: contentOf(raw), Entry: entryOf(raw), Timeout: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -190,7 +205,7 @@ func BenchmarkRetrieval(b *testing.B) {
 			b.Fatal(err)
 		}
 		memexSize := dirSize(filepath.Join(dir, "memex"))
-		if ix, err = Open(filepath.Join(dir, "memex"), &Options{Content: contentOf(raw), Timeout: time.Second}); err != nil {
+		if ix, err = Open(filepath.Join(dir, "memex"), &Options{Content: contentOf(raw), Entry: entryOf(raw), Timeout: time.Second}); err != nil {
 			b.Fatal(err)
 		}
 
@@ -349,7 +364,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	}
 	docs := scaled(b, n)
 	dir := filepath.Join(b.TempDir(), "ix")
-	ix, err := Open(dir, &Options{Content: contentOf(docs)})
+	ix, err := Open(dir, &Options{Content: contentOf(docs), Entry: entryOf(docs)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -362,7 +377,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	if err := ix.Close(); err != nil {
 		b.Fatal(err)
 	}
-	if ix, err = Open(dir, &Options{Content: contentOf(docs)}); err != nil {
+	if ix, err = Open(dir, &Options{Content: contentOf(docs), Entry: entryOf(docs)}); err != nil {
 		b.Fatal(err)
 	}
 	cb := contentBytes(docs)

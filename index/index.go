@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ import (
 // SchemaVersion names the mapping, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "2"
+const SchemaVersion = "3"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -45,7 +44,6 @@ const (
 	fID      = "id"      // keyword: the ID's 26 characters (ordered like IDs)
 	fCreated = "created" // number: the ID's millisecond timestamp
 	fExit    = "exit"    // number: exit status when known
-	fMeta    = "meta"    // stored only: what a hit shows without the archive
 )
 
 // Options configure Open. The zero value (or nil) is an on-disk index with
@@ -61,6 +59,12 @@ type Options struct {
 	// removed from the index. Nil: hits carry no snippet and phrases match
 	// as all their words.
 	Content func(ctx context.Context, id memex.ID) (io.ReadCloser, error)
+
+	// Entry returns an entry's metadata, for the hits' summary, tokens,
+	// session and the rest (the index stores nothing but IDs). An error
+	// wrapping memex.ErrNotFound drops the hit and removes it from the
+	// index, as for Content. Nil: hits carry ID, score and snippet only.
+	Entry func(ctx context.Context, id memex.ID) (memex.Entry, error)
 
 	// Timeout bounds one Search, snippets included; past it the result is
 	// marked Partial. Zero means one second.
@@ -159,8 +163,9 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(names) == 0, err
 }
 
-// newMapping is the schema: what each field indexes. Nothing is stored but
-// the small meta field, no field keeps term vectors (quoted phrases are
+// newMapping is the schema: what each field indexes. Nothing is stored
+// (hits take their metadata from the archive, Options.Entry), no field
+// keeps term vectors (quoted phrases are
 // checked against archived content instead), nothing goes into bleve's
 // composite _all field, and nothing keeps doc values (memex sorts by
 // score or by ID only).
@@ -206,13 +211,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.DocValues = false
 		return f
 	}
-	meta := bleve.NewTextFieldMapping()
-	meta.Index = false
-	meta.Store = true
-	meta.IncludeTermVectors = false
-	meta.IncludeInAll = false
-	meta.DocValues = false
-
 	dm := bleve.NewDocumentStaticMapping()
 	// Without this, bleve still builds the composite _all field of every
 	// document (empty, as no field is included), at a tenth of the
@@ -226,7 +224,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	dm.AddFieldMappingsAt(fCreated, num())
 	dm.AddFieldMappingsAt(fExit, num())
-	dm.AddFieldMappingsAt(fMeta, meta)
 	im.DefaultMapping = dm
 	return im, im.Validate()
 }
@@ -241,24 +238,6 @@ type Doc struct {
 	Content []byte
 }
 
-// meta is the stored part of a document: what a hit shows.
-type meta struct {
-	Summary string     `json:"s,omitempty"`
-	Tokens  int64      `json:"t,omitempty"`
-	Session string     `json:"se,omitempty"`
-	Project string     `json:"p,omitempty"`
-	Agent   string     `json:"a,omitempty"`
-	Kind    memex.Kind `json:"k,omitempty"`
-	Tool    string     `json:"to,omitempty"`
-	Created time.Time  `json:"c"`
-	Aliases []string   `json:"al,omitempty"`
-	Exit    *int       `json:"x,omitempty"`
-	Input   string     `json:"i,omitempty"` // first line, for snippets without content
-}
-
-// maxMetaInput bounds the stored copy of the input.
-const maxMetaInput = 200
-
 func document(d Doc) (string, map[string]interface{}, error) {
 	e := d.Entry
 	if e.ID.IsZero() {
@@ -272,27 +251,9 @@ func document(d Doc) (string, map[string]interface{}, error) {
 	if e.AgentSummary != "" && e.Summary != "" && e.Summary != e.AgentSummary {
 		summary += "\n" + e.Summary
 	}
-	m := meta{
-		Summary: e.DisplaySummary(),
-		Tokens:  e.Tokens,
-		Session: e.Session,
-		Project: e.Project,
-		Agent:   e.Agent,
-		Kind:    e.Kind,
-		Tool:    e.Tool,
-		Created: e.Created,
-		Aliases: e.Aliases,
-		Exit:    e.Exit,
-		Input:   truncate(firstLine(e.Input), maxMetaInput),
-	}
-	mb, err := json.Marshal(m)
-	if err != nil {
-		return "", nil, fmt.Errorf("index: add %s: %w", e.ID, err)
-	}
 	doc := map[string]interface{}{
 		fID:      e.ID.String(),
 		fCreated: float64(e.ID.Time().UnixMilli()),
-		fMeta:    string(mb),
 	}
 	set := func(k, v string) {
 		if v != "" {

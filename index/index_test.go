@@ -17,10 +17,21 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// corpus is a tiny archive stand-in: contents by ID, for Options.Content.
+// corpus is a tiny archive stand-in: contents and entries by ID, for
+// Options.Content and Options.Entry.
 type corpus struct {
 	mu sync.Mutex
 	m  map[memex.ID][]byte
+	e  map[memex.ID]memex.Entry
+}
+
+func (c *corpus) entry(_ context.Context, id memex.ID) (memex.Entry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[id]; !ok {
+		return memex.Entry{}, fmt.Errorf("test: %s: %w", id, memex.ErrNotFound)
+	}
+	return c.e[id], nil
 }
 
 func (c *corpus) content(_ context.Context, id memex.ID) (io.ReadCloser, error) {
@@ -71,12 +82,13 @@ var entries = []entry{
 
 func newFixture(t *testing.T, opts *Options) *fixture {
 	t.Helper()
-	c := &corpus{m: map[memex.ID][]byte{}}
+	c := &corpus{m: map[memex.ID][]byte{}, e: map[memex.ID]memex.Entry{}}
 	o := Options{InMemory: true}
 	if opts != nil {
 		o = *opts
 	}
 	o.Content = c.content
+	o.Entry = c.entry
 	dir := filepath.Join(t.TempDir(), "index")
 	ix, err := Open(dir, &o)
 	if err != nil {
@@ -95,14 +107,16 @@ func (f *fixture) add(t *testing.T, es ...entry) {
 		created := t0.Add(time.Duration(len(f.ids)+i) * time.Minute)
 		id := memex.NewID(created)
 		f.ids[e.name] = id
-		f.c.mu.Lock()
-		f.c.m[id] = []byte(e.content)
-		f.c.mu.Unlock()
-		docs = append(docs, Doc{Entry: memex.Entry{
+		me := memex.Entry{
 			ID: id, Project: e.project, Session: e.session, Agent: e.agent, Kind: e.kind, Tool: e.tool,
 			Input: e.input, Exit: e.exit, Created: created, Summary: e.summary, Tokens: int64(len(e.content) / 4),
 			Aliases: []string{e.name},
-		}, Content: []byte(e.content)})
+		}
+		f.c.mu.Lock()
+		f.c.m[id] = []byte(e.content)
+		f.c.e[id] = me
+		f.c.mu.Unlock()
+		docs = append(docs, Doc{Entry: me, Content: []byte(e.content)})
 	}
 	if err := f.ix.Add(context.Background(), docs...); err != nil {
 		t.Fatal(err)
@@ -221,9 +235,10 @@ func TestBeforeAfter(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		id := memex.NewID(same)
 		ids = append(ids, id)
+		me := memex.Entry{ID: id, Kind: memex.KindNote, Session: "ms", Created: same, Summary: fmt.Sprintf("note %d", i)}
 		f.c.m[id] = []byte("tick")
-		docs = append(docs, Doc{Entry: memex.Entry{ID: id, Kind: memex.KindNote, Session: "ms", Created: same,
-			Summary: fmt.Sprintf("note %d", i)}, Content: []byte("tick")})
+		f.c.e[id] = me
+		docs = append(docs, Doc{Entry: me, Content: []byte("tick")})
 	}
 	if err := f.ix.Add(context.Background(), docs...); err != nil {
 		t.Fatal(err)
@@ -459,8 +474,8 @@ func FuzzSearch(f *testing.F) {
 	for _, s := range []string{"parse config", `"nil map"`, "path:a/b.go exit:1", `project:"x y" "`, "before:01JD", "a:b", "\x00\xff"} {
 		f.Add(s)
 	}
-	c := &corpus{m: map[memex.ID][]byte{}}
-	ix, err := Open("", &Options{InMemory: true, Content: c.content})
+	c := &corpus{m: map[memex.ID][]byte{}, e: map[memex.ID]memex.Entry{}}
+	ix, err := Open("", &Options{InMemory: true, Content: c.content, Entry: c.entry})
 	if err != nil {
 		f.Fatal(err)
 	}

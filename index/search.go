@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -140,7 +139,6 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	}
 	for {
 		req := bleve.NewSearchRequestOptions(bq, size, from, false)
-		req.Fields = []string{fMeta}
 		if len(p.words) == 0 && len(p.phrases) == 0 {
 			req.SortBy([]string{"-_id"}) // filters only: newest first
 		} else {
@@ -180,8 +178,8 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	return res, nil
 }
 
-// hit makes a Hit of a bleve hit: metadata from the stored field, phrase
-// check and snippet from the content. keep is false when the phrase check
+// hit makes a Hit of a bleve hit: metadata from Options.Entry, phrase
+// check and snippet from Options.Content. keep is false when the phrase check
 // fails or the entry is gone from the archive (then it is added to gone).
 // Past the deadline it marks res Partial and keeps the hit unchecked,
 // without snippet (the caller drops it when phrases needed checking).
@@ -192,14 +190,30 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 		return Hit{}, false, nil
 	}
 	h := Hit{ID: id, Score: dh.Score}
-	var m meta
-	if s, ok := dh.Fields[fMeta].(string); ok {
-		_ = json.Unmarshal([]byte(s), &m)
+	var e memex.Entry
+	if ix.opts.Entry != nil {
+		if ctx.Err() != nil {
+			res.Partial = true
+			return h, !check, nil
+		}
+		e, err = ix.opts.Entry(ctx, id)
+		if errors.Is(err, memex.ErrNotFound) {
+			*gone = append(*gone, id)
+			return h, false, nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Partial = true
+				return h, !check, nil
+			}
+			return Hit{}, false, fmt.Errorf("index: search: entry %s: %w", id, err)
+		}
+		h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
+		h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
 	}
-	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = m.Summary, m.Tokens, m.Session, m.Project, m.Agent
-	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = m.Kind, m.Tool, m.Exit, m.Created, m.Aliases
+	input := []byte(firstLine(e.Input))
 	if ix.opts.Content == nil || (len(terms) == 0 && !check) {
-		h.Snippet = snippetOf([]byte(m.Input), terms)
+		h.Snippet = snippetOf(input, terms)
 		return h, true, nil
 	}
 	if ctx.Err() != nil {
@@ -218,12 +232,12 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 		}
 		return Hit{}, false, fmt.Errorf("index: search: content of %s: %w", id, err)
 	}
-	if check && !matchesAll(phraseRes, [][]byte{content, []byte(m.Summary), []byte(m.Input)}) {
+	if check && !matchesAll(phraseRes, [][]byte{content, []byte(e.Summary), []byte(e.AgentSummary), []byte(e.Input)}) {
 		return h, false, nil
 	}
 	h.Snippet = snippetOf(content, terms)
 	if h.Snippet == "" {
-		h.Snippet = snippetOf([]byte(m.Input), terms)
+		h.Snippet = snippetOf(input, terms)
 	}
 	return h, true, nil
 }

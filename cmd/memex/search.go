@@ -67,7 +67,7 @@ func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body})
+	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,7 +35,7 @@ func openHome(t *testing.T, dir string) *home {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(filepath.Join(dir, "index"), &index.Options{Content: s.Body})
+	ix, err := index.Open(filepath.Join(dir, "index"), &index.Options{Content: s.Body, Entry: s.Get})
 	if err != nil {
 		s.Close()
 		t.Fatal(err)

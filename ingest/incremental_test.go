@@ -232,14 +232,14 @@ func TestOpenCodeDB(t *testing.T) {
 func TestRedactionBeforeSink(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	secret := "ghp_" + strings.Repeat("Ab1", 12)
-	writeFile(t, p, []byte(`{"kind":"tool","input":"curl -H 'Authorization: token `+secret+`' api","content":"GITHUB_TOKEN=`+secret+`\nok\n"}`+"\n"))
+	writeFile(t, p, []byte(`{"kind":"tool","input":"curl -H 'Authorization: token `+secret+`' api","content":"GITHUB_TOKEN=`+secret+`\nok\n","attrs":{"env":"DB_PASSWORD=hunter22x"}}`+"\n"))
 	sink := newMemSink()
 	rep, _ := run(t, sink, Options{Format: JSONL, Paths: []string{p}})
-	if rep.Redacted != 2 || rep.RedactedKinds["github_token"] != 2 {
+	if rep.Redacted != 3 || rep.RedactedKinds["github_token"] != 2 || rep.RedactedKinds["password"] != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 	e, body := sink.byAlias(t, "s#0")
-	if strings.Contains(body, secret) || strings.Contains(e.Input, secret) || body != "GITHUB_TOKEN=[REDACTED:github_token]\nok\n" {
+	if strings.Contains(body, secret) || strings.Contains(e.Input, secret) || body != "GITHUB_TOKEN=[REDACTED:github_token]\nok\n" || e.Attrs["env"] != "DB_PASSWORD=[REDACTED:password]" {
 		t.Fatalf("secret reached the sink: %q %q", e.Input, body)
 	}
 	p2 := filepath.Join(t.TempDir(), "raw.jsonl")

@@ -474,6 +474,13 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			body = r.redact(body)
 			e.Input = r.redactString(e.Input)
 			e.AgentSummary = r.redactString(e.AgentSummary)
+			if len(e.Attrs) > 0 {
+				a := make(map[string]string, len(e.Attrs))
+				for k, v := range e.Attrs {
+					a[k] = r.redactString(v)
+				}
+				e.Attrs = a
+			}
 		}
 		if _, err := r.sink.Add(ctx, e, bytesReader(body)); err != nil {
 			if errors.Is(err, memex.ErrInvalid) {

@@ -366,6 +366,56 @@ func TestCounterEveryCut(t *testing.T) {
 	}
 }
 
+// TestLineBoundaries checks the property the streaming design rests on: no
+// piece spans a line break followed by a non-whitespace byte, so the count
+// of a text is the sum of the counts of its parts cut there.
+func TestLineBoundaries(t *testing.T) {
+	texts := []string{strings.Join(tricky, "\n"), strings.Join(tricky, "\r\n"), strings.Join(tricky, "\n \n")}
+	if dir := testutil.CorporaDir(); dir != "" {
+		for i, path := range corpusFiles(t, dir) {
+			if i%10 == 0 {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts = append(texts, string(data))
+			}
+		}
+	}
+	for _, s := range texts {
+		sum, start := 0, 0
+		for i := 1; i < len(s); i++ {
+			if c := s[i]; s[i-1] == '\n' && c < utf8.RuneSelf && !unicode.IsSpace(rune(c)) {
+				sum += CountString(s[start:i])
+				start = i
+			}
+		}
+		sum += CountString(s[start:])
+		if want := CountString(s); sum != want {
+			t.Errorf("sum over lines = %d, Count = %d on %.100q", sum, want, s)
+		}
+	}
+}
+
+// TestCounterMemory: a run with no boundary at all stays within the
+// documented bound. (NUL bytes: one piece, but no pair of them is a token,
+// so the merge is quick.)
+func TestCounterMemory(t *testing.T) {
+	c := NewCounter()
+	chunk := []byte(strings.Repeat("\x00", 100<<10))
+	peak := 0
+	for range 50 { // 5 MiB
+		c.Write(chunk)
+		peak = max(peak, cap(c.buf))
+	}
+	if limit := 2*counterMaxCarry + counterChunk + len(chunk); peak > limit {
+		t.Errorf("Counter held %d bytes, over %d", peak, limit)
+	}
+	if c.Count() == 0 {
+		t.Error("no tokens counted")
+	}
+}
+
 // TestCounterLongRun feeds runs with no settled piece boundary. Up to
 // maxCarry they are exact; beyond it, each forced cut may cost a few
 // tokens, and this measures how many.

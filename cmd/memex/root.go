@@ -84,6 +84,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.verifyCommand(),
 		a.statsCommand(),
 		a.searchCommand(), a.reindexCommand(), a.forgetCommand(),
+		a.derefCommand(), a.contextCommand(),
 	)
 	return root
 }

@@ -3,17 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
 	"github.com/spf13/cobra"
 )
 
 type showOptions struct {
 	lines   string
+	budget  int
 	project string
 	json    bool
 }
@@ -21,11 +24,12 @@ type showOptions struct {
 func (a *app) showCommand() *cobra.Command {
 	var o showOptions
 	c := &cobra.Command{
-		Use:   "show ID|ALIAS [--lines A:B] [--json]",
+		Use:   "show ID|ALIAS [--lines A:B] [--budget N] [--json]",
 		Short: "Print an entry's exact content",
 		Long: `Print the exact content of an entry, byte for byte as it was archived (binary
 included). --lines A:B prints lines A to B (1-based, inclusive; A: runs to the end,
-A alone is one line). --json adds the metadata and puts the content in "content"
+A alone is one line). --budget N returns at most N tokens: the whole entry when it
+fits, else exact windows with each elided span marked (as memex deref). --json adds the metadata and puts the content in "content"
 ("content_base64" when it is not valid UTF-8).`,
 		Example: `  memex show 01JD8X3N6Q4W0G2Y7T5R9KZC1M
   memex show toolu_01ABC --lines 120:140
@@ -34,6 +38,7 @@ A alone is one line). --json adds the metadata and puts the content in "content"
 		RunE: func(c *cobra.Command, args []string) error { return a.runShow(c, o, args[0]) },
 	}
 	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
+	c.Flags().IntVar(&o.budget, "budget", 0, "at most N tokens: exact windows with elided spans marked (as memex deref)")
 	c.Flags().StringVar(&o.project, "project", "", "narrow an alias that names entries in several projects")
 	c.Flags().BoolVar(&o.json, "json", false, "print metadata and content as JSON")
 	return c
@@ -70,9 +75,23 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 			return err
 		}
 	}
+	if o.budget < 0 || (o.budget > 0 && o.lines != "") {
+		return usagef("--budget takes a positive number of tokens and does not combine with --lines")
+	}
 	ctx := c.Context()
 	s, err := a.readStore(ctx)
 	if err != nil {
+		return err
+	}
+	if o.budget > 0 {
+		item, res, err := deref.New(s).Show(ctx, ref, o.budget)
+		if err != nil {
+			return err
+		}
+		if o.json {
+			return writeJSON(a.stdout, res)
+		}
+		_, err = fmt.Fprint(a.stdout, item.Content)
 		return err
 	}
 	id, err := s.Resolve(ctx, ref, o.project)

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/memex-archive/memex/deref"
+	"github.com/spf13/cobra"
+)
+
+type derefOptions struct {
+	budget  int
+	query   string
+	project string
+	json    bool
+}
+
+func (a *app) derefCommand() *cobra.Command {
+	var o derefOptions
+	c := &cobra.Command{
+		Use:   "deref ID|ALIAS... [--budget N] [--query Q] [--json]",
+		Short: "Exact evidence of entries, within a token budget",
+		Long: `Return the exact content of the entries named, within --budget tokens in all
+(headers, markers and content, counted with memex's tokenizer). An entry that fits is
+returned whole; otherwise exact windows of it: lines matching --query and error-looking
+lines with context, plus head and tail. Each elided span is marked on its own line with
+its line range, its token cost and the memex show command that returns it. Several
+entries share the budget: each gets its header and best window before any gets more.
+
+References that name nothing are listed as missing; the rest still returns. A budget
+too small for anything useful is an error that names the minimum.
+
+--json: {"budget","used","items":[{"id","summary","tokens","complete","content",
+"omitted":[{"from","to","tokens"}]}],"missing":[...]}`,
+		Example: `  memex deref 01JD8X3N6Q4W0G2Y7T5R9KZC1M --budget 1500 --query "nil map"
+  memex deref toolu_01ABC sess-42#3 --budget 4000 --json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("deref needs at least one ID or alias\nUsage: %s", c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.budget < 0 {
+				return usagef("--budget must be a positive number of tokens")
+			}
+			s, err := a.readStore(c.Context())
+			if err != nil {
+				return err
+			}
+			res, err := deref.New(s).Deref(c.Context(), args, deref.Options{Budget: o.budget, Query: o.query, Project: o.project})
+			if err != nil {
+				return err
+			}
+			if o.json {
+				err = writeJSON(a.stdout, res)
+			} else {
+				_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
+			}
+			if err != nil {
+				return err
+			}
+			if len(res.Items) == 0 {
+				return &exitStatus{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.budget, "budget", deref.DefaultBudget, "tokens for the whole output")
+	f.StringVar(&o.query, "query", "", "terms whose lines are shown first")
+	f.StringVar(&o.project, "project", "", "narrow aliases that name entries in several projects")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	return c
+}
+
+type contextOptions struct {
+	session, project, before string
+	budget                   int
+	json                     bool
+}
+
+func (a *app) contextCommand() *cobra.Command {
+	var o contextOptions
+	c := &cobra.Command{
+		Use:   "context [--session S | --project P] [--budget N] [--before ID] [--json]",
+		Short: "The IndexedSummary of a session or project: one line per entry, with IDs",
+		Long: `Print the IndexedSummary that an agent keeps in its context: a header with totals, then
+one line per entry, "ID  summary  (N tok)", within --budget tokens. When not everything
+fits, failures and their fixes, edits, decisions and notes are kept over repeated reads
+and listings, and recent entries over old ones; a footer says how many were left out.
+
+With neither --session nor --project: the session of $MEMEX_SESSION,
+$CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current directory.
+--before ID shows the view as it was just before that entry.
+
+--json: {"budget","used","total","omitted","entries":[{"id","summary","tokens","kind",
+"tool","created"}]} with entries in session order.`,
+		Example: `  memex context --session 5f0c2a91 --budget 2000
+  memex context --project ~/src/api --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			if o.budget < 0 {
+				return usagef("--budget must be a positive number of tokens")
+			}
+			s, err := a.readStore(ctx)
+			if err != nil {
+				return err
+			}
+			opts := deref.ContextOptions{Session: o.session, Project: o.project, Budget: o.budget}
+			if opts.Session == "" && opts.Project == "" {
+				for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+					if opts.Session = os.Getenv(v); opts.Session != "" {
+						break
+					}
+				}
+				if opts.Session == "" {
+					if wd, err := os.Getwd(); err == nil {
+						opts.Project = projectOf(wd)
+					}
+				}
+			}
+			if o.before != "" {
+				if opts.Before, err = s.Resolve(ctx, o.before, o.project); err != nil {
+					return err
+				}
+			}
+			res, err := deref.New(s).Context(ctx, opts)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(a.stdout, res)
+			}
+			_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.session, "session", "", "the session to summarize")
+	f.StringVar(&o.project, "project", "", "the project to summarize (all its sessions)")
+	f.StringVar(&o.before, "before", "", "only entries before this ID or alias")
+	f.IntVar(&o.budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	return c
+}
+
+func ensureNewline(s string) string {
+	if s != "" && s[len(s)-1] != '\n' {
+		return s + "\n"
+	}
+	return s
+}

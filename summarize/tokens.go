@@ -37,6 +37,10 @@ func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), le
 
 // countValid counts b, which must be valid UTF-8.
 func countValid(t *rankTable, b []byte) int {
+	// packShort may load up to 7 bytes past a piece, within its capacity:
+	// cap b at its length so that those loads never reach bytes the caller
+	// did not pass (and may be writing).
+	b = b[:len(b):len(b)]
 	n := 0
 	for i := 0; i < len(b); {
 		e, kind := nextPiece(b, i)

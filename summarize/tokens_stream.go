@@ -84,7 +84,7 @@ func (c *Counter) flush() {
 		end = len(c.buf) - tail
 	}
 	t := vocab()
-	b := c.buf[:end]
+	b := c.buf[:end:end]
 	// cut is where the unsettled carry starts; counted is the token count
 	// of b[:cut].
 	cut, counted, tokens := 0, 0, 0

@@ -1,0 +1,197 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
+)
+
+// Store is what the API needs of the archive (archive.Store has it). Every
+// method honours ctx; missing entries and sessions are memex.ErrNotFound.
+type Store interface {
+	deref.Store
+	// Add archives body under e and returns the stored metadata; it
+	// returns only once the entry is durable.
+	Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error)
+	// Lines streams lines from..to (1-based, inclusive; to <= 0 is the
+	// end) of an entry's body; the caller closes it.
+	Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error)
+}
+
+// Index searches the archive (cmd/memex adapts index.Index).
+type Index interface {
+	Search(ctx context.Context, q Query) (SearchResult, error)
+}
+
+// Query is a search: words and phrases in Text, the rest filters. Before and
+// After are IDs or aliases, resolved by the Index's adapter.
+type Query struct {
+	Text    string `json:"q"`
+	Limit   int    `json:"limit,omitempty"`
+	Project string `json:"project,omitempty"`
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Before  string `json:"before,omitempty"`
+	After   string `json:"after,omitempty"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID      memex.ID   `json:"id"`
+	Score   float64    `json:"score"`
+	Summary string     `json:"summary"`
+	Snippet string     `json:"snippet,omitempty"`
+	Tokens  int64      `json:"tokens"`
+	Session string     `json:"session,omitempty"`
+	Project string     `json:"project,omitempty"`
+	Agent   string     `json:"agent,omitempty"`
+	Kind    memex.Kind `json:"kind,omitempty"`
+	Tool    string     `json:"tool,omitempty"`
+	Exit    *int       `json:"exit,omitempty"`
+	Created time.Time  `json:"created"`
+	Aliases []string   `json:"aliases,omitempty"`
+}
+
+// SearchResult is the answer to a Query.
+type SearchResult struct {
+	Hits    []Hit  `json:"hits"`
+	Total   uint64 `json:"total"`
+	Partial bool   `json:"partial,omitempty"`
+	Relaxed bool   `json:"relaxed,omitempty"`
+}
+
+// SessionInfo sums up one session.
+type SessionInfo struct {
+	Session string `json:"session"`
+	Entries int    `json:"entries"`
+}
+
+// Catalog lists sessions and archive figures.
+type Catalog interface {
+	Sessions(ctx context.Context) ([]SessionInfo, error)
+	// Stats returns the archive's figures as a JSON-encodable value.
+	Stats(ctx context.Context) (any, error)
+}
+
+// ContextRequest asks for an IndexedSummary: of a session, a project or
+// both, within Budget tokens, optionally only entries before an ID.
+type ContextRequest struct {
+	Session string `json:"session,omitempty"`
+	Project string `json:"project,omitempty"`
+	Budget  int    `json:"budget,omitempty"`
+	Before  string `json:"before,omitempty"`
+}
+
+// ContextResult is an IndexedSummary: Text holds one line per entry, with
+// its ID, within the budget.
+type ContextResult struct {
+	Text    string `json:"text"`
+	Budget  int    `json:"budget"`
+	Used    int    `json:"used"`
+	Entries int    `json:"entries"`
+	Shown   int    `json:"shown"`
+}
+
+// Contexter builds IndexedSummaries (cmd/memex adapts deref).
+type Contexter interface {
+	Context(ctx context.Context, req ContextRequest) (ContextResult, error)
+}
+
+// Options configure New. Store is required; a nil Index, Catalog or
+// Contexter makes the routes and tools that need it answer 501 / a tool
+// error.
+type Options struct {
+	Store     Store
+	Index     Index
+	Catalog   Catalog
+	Contexter Contexter
+
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every route but /healthz.
+	Token string
+
+	// MaxBody bounds the body of an add (raw bytes); 0 means 256 MiB.
+	MaxBody int64
+	// MaxJSON bounds JSON request bodies (and MCP messages); 0 means
+	// 16 MiB.
+	MaxJSON int64
+
+	// Session returns the live agent session for MCP tools that default
+	// to it (compress, context); nil or "" means the caller must say.
+	Session func() string
+	// Agent names the host for entries written by MCP tools (claude-code,
+	// codex, ...); "" means "mcp".
+	Agent string
+
+	// Version is reported by /healthz and the MCP server.
+	Version string
+	// Logger gets request errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server holds the HTTP handler and the MCP server over one Store. It keeps
+// no state of its own between requests and is safe for concurrent use if
+// its Store, Index, Catalog and Contexter are.
+type Server struct {
+	opts   Options
+	reader *deref.Reader
+	log    *slog.Logger
+	http   http.Handler
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxBody = 256 << 20
+	DefaultMaxJSON = 16 << 20
+	// MaxToolTokens bounds an MCP tool's text result, below Claude Code's
+	// 25,000-token cut.
+	MaxToolTokens = 20000
+)
+
+// New returns a Server over opts.Store.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		return nil, errors.New("api: new: a Store is required")
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.MaxJSON <= 0 {
+		opts.MaxJSON = DefaultMaxJSON
+	}
+	if opts.Agent == "" {
+		opts.Agent = "mcp"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.http = s.routes()
+	return s, nil
+}
+
+// Handler returns the HTTP handler: /healthz, /v1 and /mcp.
+func (s *Server) Handler() http.Handler { return s.http }
+
+func (s *Server) session() string {
+	if s.opts.Session == nil {
+		return ""
+	}
+	return s.opts.Session()
+}
+
+var errUnavailable = fmt.Errorf("not available on this server: %w", errNotImplemented)
+
+var errNotImplemented = errors.New("not implemented")

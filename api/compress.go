@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/memex-archive/memex"
+)
+
+// maxTranscript bounds how much of a session's archived transcript an
+// anchored block is searched in.
+const maxTranscript = 64 << 20
+
+// compress archives the agent's summary and blocks (memex_compress).
+func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, error) {
+	if strings.TrimSpace(in.Summary) == "" && len(in.Blocks) == 0 {
+		return nil, fmt.Errorf("memex_compress: give a summary or blocks: %w", memex.ErrInvalid)
+	}
+	session := in.Session
+	if session == "" {
+		session = s.session()
+	}
+	contents := make([][]byte, len(in.Blocks))
+	var tr *transcript
+	for i, b := range in.Blocks {
+		if strings.TrimSpace(b.Key) == "" {
+			return nil, fmt.Errorf("memex_compress: block %d: key is empty: %w", i, memex.ErrInvalid)
+		}
+		anchored := b.StartAnchor != "" || b.MidAnchor != "" || b.EndAnchor != ""
+		switch {
+		case b.Content != "" && anchored:
+			return nil, fmt.Errorf("memex_compress: block %q: give content or anchors, not both: %w", b.Key, memex.ErrInvalid)
+		case b.Content != "":
+			contents[i] = []byte(b.Content)
+			continue
+		case !anchored:
+			return nil, fmt.Errorf("memex_compress: block %q: give content or start_anchor and end_anchor: %w", b.Key, memex.ErrInvalid)
+		case b.StartAnchor == "" || b.EndAnchor == "":
+			return nil, fmt.Errorf("memex_compress: block %q: an anchored block needs start_anchor and end_anchor: %w", b.Key, memex.ErrInvalid)
+		}
+		if tr == nil {
+			if session == "" {
+				return nil, fmt.Errorf("memex_compress: block %q: anchors need the live session, and none is known: give session: %w", b.Key, memex.ErrInvalid)
+			}
+			var err error
+			if tr, err = s.loadTranscript(ctx, session); err != nil {
+				return nil, err
+			}
+		}
+		got, ok := tr.extract(b.StartAnchor, b.MidAnchor, b.EndAnchor)
+		if !ok {
+			return nil, fmt.Errorf("memex_compress: block %q: no span of session %s starts with start_anchor, contains mid_anchor and ends with end_anchor (anchors must be exact text of archived entries): %w",
+				b.Key, session, memex.ErrNotFound)
+		}
+		contents[i] = got
+	}
+	project := in.Project
+	if project == "" && tr != nil {
+		project = tr.project
+	}
+	base := memex.Entry{Project: project, Session: session, Agent: s.opts.Agent, Kind: memex.KindNote}
+	var out []compressed
+	if strings.TrimSpace(in.Summary) != "" {
+		e := base
+		e.AgentSummary = oneLine(in.Summary, 200)
+		e.Attrs = map[string]string{"memex": "compress-summary"}
+		got, err := s.opts.Store.Add(ctx, e, strings.NewReader(in.Summary))
+		if err != nil {
+			return out, fmt.Errorf("memex_compress: summary: %w", err)
+		}
+		out = append(out, compressed{Key: "summary", ID: got.ID, Tokens: got.Tokens})
+	}
+	for i, b := range in.Blocks {
+		e := base
+		e.Aliases = []string{b.Key}
+		e.AgentSummary = oneLine(b.Summary, 200)
+		e.Attrs = map[string]string{"memex": "compress-block"}
+		got, err := s.opts.Store.Add(ctx, e, bytes.NewReader(contents[i]))
+		if err != nil {
+			return out, fmt.Errorf("memex_compress: block %q: %w", b.Key, err)
+		}
+		out = append(out, compressed{Key: b.Key, ID: got.ID, Aliases: got.Aliases, Tokens: got.Tokens})
+	}
+	return out, nil
+}
+
+// transcript is a session's archived entries, in order, for anchor search.
+type transcript struct {
+	project string
+	bodies  [][]byte
+}
+
+func (s *Server) loadTranscript(ctx context.Context, session string) (*transcript, error) {
+	tr := &transcript{}
+	var entries []memex.Entry
+	if err := s.opts.Store.Session(ctx, session, func(e memex.Entry) error {
+		entries = append(entries, e)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("memex_compress: %w", err)
+	}
+	var total int64
+	// Newest first: a block is most likely about recent work, and the cap
+	// then drops the oldest.
+	for i := len(entries) - 1; i >= 0 && total < maxTranscript; i-- {
+		e := entries[i]
+		if tr.project == "" {
+			tr.project = e.Project
+		}
+		rc, err := s.opts.Store.Body(ctx, e.ID)
+		if err != nil {
+			return nil, fmt.Errorf("memex_compress: read %s: %w", e.ID, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, maxTranscript-total))
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("memex_compress: read %s: %w", e.ID, err)
+		}
+		total += int64(len(b))
+		tr.bodies = append(tr.bodies, b)
+	}
+	return tr, nil
+}
+
+// extract returns the span of one archived entry that starts with start,
+// ends with end and holds mid (when given) in between: the latest such span
+// of the newest entry that has one, and of those the shortest.
+func (t *transcript) extract(start, mid, end string) ([]byte, bool) {
+	st, md, en := []byte(start), []byte(mid), []byte(end)
+	for _, b := range t.bodies {
+		for at := bytes.LastIndex(b, st); at >= 0; at = bytes.LastIndex(b[:at], st) {
+			rest := b[at:]
+			// The end may overlap the start (a one-line block whose anchors
+			// are its beginning and its end), but must end after it.
+			from := 0
+			for {
+				k := bytes.Index(rest[from:], en)
+				if k < 0 {
+					break
+				}
+				stop := from + k + len(en)
+				if stop >= len(st) && (len(md) == 0 || bytes.Contains(rest[:stop], md)) {
+					return bytes.Clone(rest[:stop]), true
+				}
+				from += k + 1
+			}
+			if at == 0 {
+				break
+			}
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,52 @@
+// Package api serves the archive to agents and tools: a JSON HTTP API under
+// /v1 (chi) and the Memex tools over MCP (the official Go SDK), both over
+// streamable HTTP at /mcp and over stdio.
+//
+// It imports only the domain types and deref. What it needs of the archive,
+// the index and the IndexedSummary builder it declares as small interfaces
+// (Store, Index, Catalog, Contexter); cmd/memex wires the concrete types.
+// chi and MCP SDK types never leave this package.
+//
+// # HTTP
+//
+//	GET  /healthz                       {"ok":true}; never needs the token
+//	POST /v1/entries                    add: raw body + metadata in the query
+//	                                    (project session agent kind tool input
+//	                                    summary alias... exit created), or a JSON
+//	                                    object {"content"|"content_base64", ...};
+//	                                    201 with the stored entry
+//	GET  /v1/entries/{ref}              exact bytes (application/octet-stream);
+//	                                    ?lines=A:B a line range; ?budget=N a
+//	                                    deref of the one entry (text/plain);
+//	                                    ?format=json (or Accept: application/json)
+//	                                    the metadata with "content"
+//	                                    ("content_base64" when not UTF-8)
+//	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":""}
+//	                                    -> the deref contract's JSON plus "text"
+//	GET  /v1/search?q=...               limit project session agent kind tool
+//	                                    before after (IDs or aliases)
+//	GET  /v1/context                    session project budget before -> the
+//	                                    IndexedSummary
+//	GET  /v1/sessions                   every session with its entry count
+//	GET  /v1/sessions/{session}         the session's entries in order (replay)
+//	GET  /v1/stats                      archive figures
+//	     /mcp                           MCP, streamable HTTP
+//
+// Errors are {"error":{"code":"not_found","message":"..."}} with the status
+// that one table (errorTable) gives each memex sentinel error.
+//
+// # Limits
+//
+// Request bodies are cut at Options.MaxBody (adds) and MaxJSON (JSON
+// requests) with 413; headers at 64 KiB; a client has ReadHeaderTimeout to
+// send its headers. Whenever Options.Token is set every route but /healthz
+// needs "Authorization: Bearer TOKEN"; cmd/memex sets one whenever it binds
+// anything but loopback. Serve stops on context cancellation and lets
+// in-flight requests finish: an add that was acknowledged is durable.
+//
+// # MCP tools
+//
+// memex_search, memex_read, memex_compress and memex_context, described in
+// mcp.go. Their text results stay under MaxToolTokens (Claude Code cuts MCP
+// results above 25,000 tokens).
+package api

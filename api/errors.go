@@ -1,0 +1,78 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/memex-archive/memex"
+)
+
+// errUnauthorized is a missing or wrong bearer token.
+var errUnauthorized = errors.New("missing or wrong bearer token")
+
+// errorTable maps error classes to an HTTP status and a stable code, in one
+// place. The first match wins; anything else is 500 "internal".
+var errorTable = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{memex.ErrNotFound, http.StatusNotFound, "not_found"},
+	{memex.ErrInvalid, http.StatusBadRequest, "invalid"},
+	{memex.ErrAmbiguous, http.StatusBadRequest, "ambiguous"},
+	{memex.ErrBudgetTooSmall, http.StatusUnprocessableEntity, "budget_too_small"},
+	{memex.ErrBusy, http.StatusServiceUnavailable, "busy"},
+	{memex.ErrDiskFull, http.StatusInsufficientStorage, "disk_full"},
+	{memex.ErrCorrupt, http.StatusInternalServerError, "corrupt"},
+	{memex.ErrSchema, http.StatusInternalServerError, "schema"},
+	{errUnauthorized, http.StatusUnauthorized, "unauthorized"},
+	{errNotImplemented, http.StatusNotImplemented, "not_implemented"},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout"},
+	{context.Canceled, 499, "canceled"},
+}
+
+// classify returns the status and code of err.
+func classify(err error) (int, string) {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return http.StatusRequestEntityTooLarge, "too_large"
+	}
+	for _, e := range errorTable {
+		if errors.Is(err, e.err) {
+			return e.status, e.code
+		}
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// ErrorBody is the JSON of every error response.
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := classify(err)
+	if status >= 500 && status != http.StatusServiceUnavailable && status != http.StatusNotImplemented {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	var body ErrorBody
+	body.Error.Code = code
+	body.Error.Message = err.Error()
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="memex"`)
+	}
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

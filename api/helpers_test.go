@@ -1,0 +1,110 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+)
+
+// scanIndex is a test Index: every entry whose body contains the query
+// text, newest first, with the Query's filters applied.
+type scanIndex struct{ st *archive.Store }
+
+func (x scanIndex) Search(ctx context.Context, q Query) (SearchResult, error) {
+	var res SearchResult
+	err := x.st.Scan(ctx, timeZero, timeZero, func(e memex.Entry) error {
+		if q.Session != "" && e.Session != q.Session || q.Project != "" && e.Project != q.Project ||
+			q.Agent != "" && e.Agent != q.Agent || q.Kind != "" && string(e.Kind) != q.Kind || q.Tool != "" && e.Tool != q.Tool {
+			return nil
+		}
+		b, err := x.st.ReadAll(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(b, []byte(q.Text)) {
+			return nil
+		}
+		res.Hits = append([]Hit{{ID: e.ID, Score: 1, Summary: e.DisplaySummary(), Tokens: e.Tokens,
+			Session: e.Session, Project: e.Project, Agent: e.Agent, Kind: e.Kind, Created: e.Created}}, res.Hits...)
+		res.Total++
+		return nil
+	})
+	if q.Limit > 0 && len(res.Hits) > q.Limit {
+		res.Hits = res.Hits[:q.Limit]
+	}
+	return res, err
+}
+
+// sessionContext is a test Contexter: one line per entry of the session.
+type sessionContext struct{ st *archive.Store }
+
+func (c sessionContext) Context(ctx context.Context, req ContextRequest) (ContextResult, error) {
+	var b strings.Builder
+	n := 0
+	err := c.st.Session(ctx, req.Session, func(e memex.Entry) error {
+		fmt.Fprintf(&b, "%s  %s\n", e.ID, e.DisplaySummary())
+		n++
+		return nil
+	})
+	return ContextResult{Text: b.String(), Budget: req.Budget, Entries: n, Shown: n}, err
+}
+
+type catalog struct{ st *archive.Store }
+
+func (c catalog) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	list, err := c.st.Sessions(ctx)
+	out := make([]SessionInfo, len(list))
+	for i, s := range list {
+		out[i] = SessionInfo{Session: s.Session, Entries: s.Entries}
+	}
+	return out, err
+}
+
+func (c catalog) Stats(ctx context.Context) (any, error) { return c.st.Stats(ctx) }
+
+var timeZero time.Time
+
+// newTestServer returns a Server over an in-memory (or on-disk, with dir)
+// archive.
+func newTestServer(t *testing.T, dir string, opts Options) (*Server, *archive.Store) {
+	t.Helper()
+	st, err := archive.Open(dir, &archive.Options{InMemory: dir == "", MinFree: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts.Store = st
+	opts.Index = scanIndex{st}
+	opts.Contexter = sessionContext{st}
+	opts.Catalog = catalog{st}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, st
+}
+
+func mustAdd(t *testing.T, st *archive.Store, e memex.Entry, body string) memex.Entry {
+	t.Helper()
+	got, err := st.Add(context.Background(), e, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func readAll(t *testing.T, r io.Reader) string {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,430 @@
+package api
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
+)
+
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, fmt.Errorf("no route %s %s: %w", r.Method, r.URL.Path, memex.ErrNotFound))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody("method_not_allowed", r.Method+" "+r.URL.Path+" is not allowed"))
+	})
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.opts.Version})
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(s.auth)
+		r.Route("/v1", func(r chi.Router) {
+			r.Post("/entries", s.handleAdd)
+			r.Get("/entries/{ref}", s.handleGet)
+			r.Post("/deref", s.handleDeref)
+			r.Get("/search", s.handleSearch)
+			r.Get("/context", s.handleContext)
+			r.Get("/sessions", s.handleSessions)
+			r.Get("/sessions/{session}", s.handleSession)
+			r.Get("/stats", s.handleStats)
+		})
+		r.Handle("/mcp", s.mcpHandler())
+		r.Handle("/mcp/*", s.mcpHandler())
+	})
+	return r
+}
+
+func errorBody(code, msg string) ErrorBody {
+	var b ErrorBody
+	b.Error.Code, b.Error.Message = code, msg
+	return b
+}
+
+// auth requires the bearer token when one is set.
+func (s *Server) auth(next http.Handler) http.Handler {
+	if s.opts.Token == "" {
+		return next
+	}
+	want := []byte("Bearer " + s.opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			s.writeError(w, r, errUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// addRequest is the JSON form of an add.
+type addRequest struct {
+	Project       string            `json:"project"`
+	Session       string            `json:"session"`
+	Agent         string            `json:"agent"`
+	Kind          memex.Kind        `json:"kind"`
+	Tool          string            `json:"tool"`
+	Input         string            `json:"input"`
+	Exit          *int              `json:"exit"`
+	Created       time.Time         `json:"created"`
+	Summary       string            `json:"summary"`
+	Aliases       []string          `json:"aliases"`
+	Attrs         map[string]string `json:"attrs"`
+	Content       *string           `json:"content"`
+	ContentBase64 *string           `json:"content_base64"`
+}
+
+func isJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json"
+}
+
+func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
+	var e memex.Entry
+	var body io.Reader
+	if isJSON(r) {
+		var req addRequest
+		if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		e = memex.Entry{Project: req.Project, Session: req.Session, Agent: req.Agent, Kind: req.Kind,
+			Tool: req.Tool, Input: req.Input, Exit: req.Exit, Created: req.Created,
+			AgentSummary: req.Summary, Aliases: req.Aliases, Attrs: req.Attrs}
+		switch {
+		case req.Content != nil && req.ContentBase64 != nil:
+			s.writeError(w, r, fmt.Errorf("add: give content or content_base64, not both: %w", memex.ErrInvalid))
+			return
+		case req.Content != nil:
+			body = strings.NewReader(*req.Content)
+		case req.ContentBase64 != nil:
+			b, err := base64.StdEncoding.DecodeString(*req.ContentBase64)
+			if err != nil {
+				s.writeError(w, r, fmt.Errorf("add: content_base64: %v: %w", err, memex.ErrInvalid))
+				return
+			}
+			body = bytes.NewReader(b)
+		default:
+			s.writeError(w, r, fmt.Errorf("add: content or content_base64 is required: %w", memex.ErrInvalid))
+			return
+		}
+	} else {
+		var err error
+		if e, err = entryFromQuery(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+	}
+	if e.Kind == "" && e.Tool != "" {
+		e.Kind = memex.KindTool
+	}
+	got, err := s.opts.Store.Add(r.Context(), e, body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, got)
+}
+
+// entryFromQuery reads an add's metadata from the query string.
+func entryFromQuery(r *http.Request) (memex.Entry, error) {
+	q := r.URL.Query()
+	e := memex.Entry{Project: q.Get("project"), Session: q.Get("session"), Agent: q.Get("agent"),
+		Kind: memex.Kind(q.Get("kind")), Tool: q.Get("tool"), Input: q.Get("input"),
+		AgentSummary: q.Get("summary"), Aliases: q["alias"]}
+	if v := q.Get("exit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return e, fmt.Errorf("add: exit %q: want an integer: %w", v, memex.ErrInvalid)
+		}
+		e.Exit = memex.IntPtr(n)
+	}
+	if v := q.Get("created"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return e, fmt.Errorf("add: created %q: want RFC 3339: %w", v, memex.ErrInvalid)
+		}
+		e.Created = t
+	}
+	return e, nil
+}
+
+// decodeJSON reads one JSON value of at most max bytes into v.
+func decodeJSON(w http.ResponseWriter, r *http.Request, max int64, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, max))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return fmt.Errorf("request body over %d bytes: %w", max, err)
+		}
+		return fmt.Errorf("request body: %v: %w", err, memex.ErrInvalid)
+	}
+	return nil
+}
+
+// parseLines parses A:B, A: or A (1-based, inclusive; to 0 = the end).
+func parseLines(s string) (from, to int64, err error) {
+	bad := fmt.Errorf("lines %q: want A:B (1-based, inclusive), A: or A: %w", s, memex.ErrInvalid)
+	a, b, colon := strings.Cut(s, ":")
+	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if err != nil || from < 1 {
+		return 0, 0, bad
+	}
+	switch {
+	case !colon:
+		to = from
+	case strings.TrimSpace(b) == "":
+		to = 0
+	default:
+		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+		if err != nil || to < from {
+			return 0, 0, bad
+		}
+	}
+	return from, to, nil
+}
+
+func intParam(r *http.Request, name string, def int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s %q: want a non-negative integer: %w", name, v, memex.ErrInvalid)
+	}
+	return n, nil
+}
+
+func wantsJSON(r *http.Request) bool {
+	if f := r.URL.Query().Get("format"); f != "" {
+		return f == "json"
+	}
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// entryJSON is an entry's metadata with its content.
+type entryJSON struct {
+	memex.Entry
+	Range         string `json:"range,omitempty"`
+	Content       string `json:"content"`
+	ContentBase64 string `json:"content_base64,omitempty"`
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	ref := chi.URLParam(r, "ref")
+	project := r.URL.Query().Get("project")
+	budget, err := intParam(r, "budget", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	lines := r.URL.Query().Get("lines")
+	if budget > 0 {
+		if lines != "" {
+			s.writeError(w, r, fmt.Errorf("get: lines and budget do not combine: %w", memex.ErrInvalid))
+			return
+		}
+		res, err := s.reader.Deref(ctx, []string{ref}, deref.Options{Budget: budget, Project: project})
+		if err == nil && len(res.Items) == 0 {
+			_, err = s.opts.Store.Resolve(ctx, ref, project)
+			if err == nil {
+				err = fmt.Errorf("get %s: %w", ref, memex.ErrNotFound)
+			}
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if wantsJSON(r) {
+			writeJSON(w, http.StatusOK, derefJSON{res, res.Text})
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, res.Text)
+		return
+	}
+	from, to := int64(1), int64(0)
+	if lines != "" {
+		if from, to, err = parseLines(lines); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	id, err := s.opts.Store.Resolve(ctx, ref, project)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.opts.Store.Get(ctx, id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rc, err := s.opts.Store.Lines(ctx, id, from, to)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer rc.Close()
+	if !wantsJSON(r) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("X-Memex-Id", id.String())
+		if lines == "" {
+			w.Header().Set("Content-Length", strconv.FormatInt(e.Bytes, 10))
+		}
+		if _, err := io.Copy(w, rc); err != nil {
+			s.log.Warn("get: body copy", "id", id, "err", err)
+		}
+		return
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, rc); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := entryJSON{Entry: e, Range: lines}
+	if utf8.Valid(buf.Bytes()) {
+		out.Content = buf.String()
+	} else {
+		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// derefRequest is the JSON of POST /v1/deref.
+type derefRequest struct {
+	Refs    []string `json:"refs"`
+	Budget  int      `json:"budget"`
+	Query   string   `json:"query"`
+	Project string   `json:"project"`
+}
+
+// derefJSON is deref's JSON contract plus the plain rendering the budget
+// bounds.
+type derefJSON struct {
+	deref.Result
+	Text string `json:"text"`
+}
+
+func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
+	var req derefRequest
+	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(req.Refs) == 0 {
+		s.writeError(w, r, fmt.Errorf("deref: refs is empty: %w", memex.ErrInvalid))
+		return
+	}
+	if req.Budget < 0 {
+		s.writeError(w, r, fmt.Errorf("deref: budget %d: %w", req.Budget, memex.ErrInvalid))
+		return
+	}
+	res, err := s.reader.Deref(r.Context(), req.Refs, deref.Options{Budget: req.Budget, Query: req.Query, Project: req.Project})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, derefJSON{res, res.Text})
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, err := intParam(r, "limit", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	query := Query{Text: q.Get("q"), Limit: limit, Project: q.Get("project"), Session: q.Get("session"),
+		Agent: q.Get("agent"), Kind: q.Get("kind"), Tool: q.Get("tool"), Before: q.Get("before"), After: q.Get("after")}
+	res, err := s.search(r.Context(), query)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	budget, err := intParam(r, "budget", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.context(r.Context(), ContextRequest{Session: q.Get("session"), Project: q.Get("project"),
+		Budget: budget, Before: q.Get("before")})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if wantsJSON(r) || r.URL.Query().Get("format") == "" {
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, res.Text)
+}
+
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Catalog == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	list, err := s.opts.Catalog.Sessions(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []SessionInfo{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+}
+
+func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "session")
+	entries := []memex.Entry{}
+	err := s.opts.Store.Session(r.Context(), name, func(e memex.Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session": name, "entries": entries})
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Catalog == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	st, err := s.opts.Catalog.Stats(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}

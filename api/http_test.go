@@ -1,0 +1,428 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+)
+
+func do(t *testing.T, h http.Handler, method, target string, body io.Reader, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+func decode[T any](t *testing.T, w *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decode %q: %v", w.Body.String(), err)
+	}
+	return v
+}
+
+func wantError(t *testing.T, w *httptest.ResponseRecorder, status int, code string) {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("status %d, want %d: %s", w.Code, status, w.Body.String())
+	}
+	eb := decode[ErrorBody](t, w)
+	if eb.Error.Code != code || eb.Error.Message == "" {
+		t.Fatalf("error %+v, want code %q with a message", eb.Error, code)
+	}
+}
+
+func TestEndpoints(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Version: "test"})
+	h := s.Handler()
+
+	w := do(t, h, "GET", "/healthz", nil)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"ok":true`) {
+		t.Fatalf("healthz: %d %s", w.Code, w.Body)
+	}
+
+	// Add, raw body with metadata in the query.
+	raw := "line 1\nFAIL: TestX nil map\nline 3\n\x00binary tail"
+	w = do(t, h, "POST", "/v1/entries?session=s1&project=p&tool=bash&input=go+test&exit=1&alias=k1&alias=k2", strings.NewReader(raw))
+	if w.Code != 201 {
+		t.Fatalf("add raw: %d %s", w.Code, w.Body)
+	}
+	e1 := decode[memex.Entry](t, w)
+	if e1.Kind != memex.KindTool || e1.Exit == nil || *e1.Exit != 1 || e1.Bytes != int64(len(raw)) || len(e1.Aliases) != 2 {
+		t.Fatalf("add raw: entry %+v", e1)
+	}
+	// Add, JSON with text, and with base64.
+	w = do(t, h, "POST", "/v1/entries", strings.NewReader(`{"session":"s1","project":"p","kind":"note","summary":"my note","content":"decided: keep the retry loop\n"}`),
+		"Content-Type", "application/json")
+	if w.Code != 201 {
+		t.Fatalf("add json: %d %s", w.Code, w.Body)
+	}
+	e2 := decode[memex.Entry](t, w)
+	if e2.AgentSummary != "my note" {
+		t.Fatalf("add json: %+v", e2)
+	}
+	w = do(t, h, "POST", "/v1/entries", strings.NewReader(`{"session":"s2","content_base64":"AAEC/w=="}`), "Content-Type", "application/json")
+	if w.Code != 201 {
+		t.Fatalf("add base64: %d %s", w.Code, w.Body)
+	}
+	e3 := decode[memex.Entry](t, w)
+
+	// Get: exact bytes, by ID and by alias.
+	for _, ref := range []string{e1.ID.String(), "k1"} {
+		w = do(t, h, "GET", "/v1/entries/"+ref, nil)
+		if w.Code != 200 || w.Body.String() != raw || w.Header().Get("X-Memex-Id") != e1.ID.String() {
+			t.Fatalf("get %s: %d %q", ref, w.Code, w.Body)
+		}
+	}
+	w = do(t, h, "GET", "/v1/entries/"+e1.ID.String()+"?lines=2:3", nil)
+	if w.Body.String() != "FAIL: TestX nil map\nline 3\n" {
+		t.Fatalf("get lines: %q", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/entries/"+e2.ID.String()+"?format=json", nil)
+	gj := decode[entryJSON](t, w)
+	if gj.Content != "decided: keep the retry loop\n" || gj.ID != e2.ID || gj.Session != "s1" {
+		t.Fatalf("get json: %+v", gj)
+	}
+	w = do(t, h, "GET", "/v1/entries/"+e3.ID.String(), nil, "Accept", "application/json")
+	if gj := decode[entryJSON](t, w); gj.ContentBase64 != "AAEC/w==" || gj.Content != "" {
+		t.Fatalf("get binary json: %+v", gj)
+	}
+	w = do(t, h, "GET", "/v1/entries/"+e1.ID.String()+"?budget=200", nil)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "[memex "+e1.ID.String()) || !strings.Contains(w.Body.String(), "FAIL: TestX nil map") {
+		t.Fatalf("get budget: %d %q", w.Code, w.Body)
+	}
+
+	// Deref.
+	w = do(t, h, "POST", "/v1/deref", strings.NewReader(fmt.Sprintf(`{"refs":[%q,"nope"],"budget":500,"query":"nil map"}`, e1.ID)))
+	dj := decode[derefJSON](t, w)
+	if w.Code != 200 || len(dj.Items) != 1 || !dj.Items[0].Complete || dj.Items[0].Content != raw ||
+		len(dj.Missing) != 1 || dj.Used > 500 || dj.Text == "" {
+		t.Fatalf("deref: %d %+v", w.Code, dj)
+	}
+
+	// Search with filters.
+	w = do(t, h, "GET", "/v1/search?q=retry&session=s1&limit=5", nil)
+	sr := decode[SearchResult](t, w)
+	if len(sr.Hits) != 1 || sr.Hits[0].ID != e2.ID {
+		t.Fatalf("search: %+v", sr)
+	}
+	w = do(t, h, "GET", "/v1/search?q=retry&session=s2", nil)
+	if sr := decode[SearchResult](t, w); len(sr.Hits) != 0 || sr.Hits == nil {
+		t.Fatalf("search filtered: %s", w.Body)
+	}
+
+	// Context, sessions, replay, stats.
+	w = do(t, h, "GET", "/v1/context?session=s1&budget=1000", nil)
+	if cr := decode[ContextResult](t, w); cr.Entries != 2 || !strings.Contains(cr.Text, e2.ID.String()) {
+		t.Fatalf("context: %s", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/context?session=s1&format=text", nil)
+	if !strings.HasPrefix(w.Body.String(), e1.ID.String()) {
+		t.Fatalf("context text: %q", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/sessions", nil)
+	sl := decode[struct{ Sessions []SessionInfo }](t, w)
+	if len(sl.Sessions) != 2 || sl.Sessions[0] != (SessionInfo{"s1", 2}) {
+		t.Fatalf("sessions: %s", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/sessions/s1", nil)
+	rp := decode[struct{ Entries []memex.Entry }](t, w)
+	if len(rp.Entries) != 2 || rp.Entries[0].ID != e1.ID || rp.Entries[1].ID != e2.ID {
+		t.Fatalf("replay: %s", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/stats", nil)
+	if stt := decode[archive.Stats](t, w); stt.Entries != 3 {
+		t.Fatalf("stats: %s", w.Body)
+	}
+	_ = st
+}
+
+func TestErrors(t *testing.T) {
+	s, st := newTestServer(t, "", Options{})
+	h := s.Handler()
+	a := mustAdd(t, st, memex.Entry{Project: "p1", Aliases: []string{"dup"}}, "one\n")
+	mustAdd(t, st, memex.Entry{Project: "p2", Aliases: []string{"dup"}}, "two\n")
+	long := strings.Repeat("a fairly long line of output that will not fit\n", 400)
+	big := mustAdd(t, st, memex.Entry{}, long)
+
+	wantError(t, do(t, h, "GET", "/v1/entries/01JD8X3N6Q4W0G2Y7T5R9KZC1M", nil), 404, "not_found")
+	wantError(t, do(t, h, "GET", "/v1/entries/nothing-here", nil), 404, "not_found")
+	wantError(t, do(t, h, "GET", "/v1/entries/dup", nil), 400, "ambiguous")
+	if w := do(t, h, "GET", "/v1/entries/dup?project=p1", nil); w.Body.String() != "one\n" {
+		t.Fatalf("alias narrowed by project: %q", w.Body)
+	}
+	wantError(t, do(t, h, "GET", "/v1/entries/"+a.ID.String()+"?lines=5:2", nil), 400, "invalid")
+	wantError(t, do(t, h, "GET", "/v1/entries/"+a.ID.String()+"?lines=9", nil), 400, "invalid")
+	wantError(t, do(t, h, "GET", "/v1/entries/"+big.ID.String()+"?budget=3", nil), 422, "budget_too_small")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":[]}`)), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"],"bogus":1}`)), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`not json`)), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/entries?exit=x", strings.NewReader("a")), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/entries", strings.NewReader(`{}`), "Content-Type", "application/json"), 400, "invalid")
+	wantError(t, do(t, h, "GET", "/v1/context", nil), 400, "invalid")
+	wantError(t, do(t, h, "GET", "/v1/sessions/none", nil), 404, "not_found")
+	wantError(t, do(t, h, "GET", "/v1/nope", nil), 404, "not_found")
+	if w := do(t, h, "DELETE", "/v1/stats", nil); w.Code != 405 {
+		t.Fatalf("DELETE /v1/stats: %d", w.Code)
+	}
+
+	// Without an index or a Contexter the routes say so.
+	bare, err := New(Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, do(t, bare.Handler(), "GET", "/v1/search?q=x", nil), 501, "not_implemented")
+	wantError(t, do(t, bare.Handler(), "GET", "/v1/context?session=s", nil), 501, "not_implemented")
+}
+
+func TestErrorTable(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		status int
+	}{
+		{fmt.Errorf("archive: get x: %w", memex.ErrNotFound), 404},
+		{memex.ErrInvalid, 400},
+		{memex.ErrAmbiguous, 400},
+		{memex.ErrBudgetTooSmall, 422},
+		{memex.ErrBusy, 503},
+		{memex.ErrDiskFull, 507},
+		{memex.ErrCorrupt, 500},
+		{&http.MaxBytesError{Limit: 1}, 413},
+		{errors.New("boom"), 500},
+	} {
+		if got, _ := classify(c.err); got != c.status {
+			t.Errorf("classify(%v) = %d, want %d", c.err, got, c.status)
+		}
+	}
+}
+
+func TestAuth(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Token: "s3cret"})
+	h := s.Handler()
+	e := mustAdd(t, st, memex.Entry{}, "x")
+	if w := do(t, h, "GET", "/healthz", nil); w.Code != 200 {
+		t.Fatalf("healthz needs no token: %d", w.Code)
+	}
+	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong"}, {"Authorization", "s3cret"}} {
+		wantError(t, do(t, h, "GET", "/v1/entries/"+e.ID.String(), nil, hdr...), 401, "unauthorized")
+	}
+	wantError(t, do(t, h, "POST", "/mcp", strings.NewReader("{}")), 401, "unauthorized")
+	if w := do(t, h, "GET", "/v1/entries/"+e.ID.String(), nil, "Authorization", "Bearer s3cret"); w.Code != 200 || w.Body.String() != "x" {
+		t.Fatalf("with token: %d %q", w.Code, w.Body)
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7077": true, "[::1]:7077": true, "localhost:7077": true, "127.0.0.2:80": true,
+		"0.0.0.0:7077": false, ":7077": false, "[::]:7077": false, "192.168.1.4:7077": false, "example.com:80": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestBoundedBodies(t *testing.T) {
+	s, st := newTestServer(t, "", Options{MaxBody: 1000, MaxJSON: 200})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	post := func(path, ctype string, body []byte) *http.Response {
+		t.Helper()
+		resp, err := http.Post(srv.URL+path, ctype, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if r := post("/v1/entries", "application/octet-stream", make([]byte, 1000)); r.StatusCode != 201 {
+		t.Fatalf("add at the limit: %d", r.StatusCode)
+	}
+	for _, c := range []struct {
+		path, ctype string
+		n           int
+	}{
+		{"/v1/entries", "application/octet-stream", 1001},
+		{"/v1/entries", "application/octet-stream", 10 << 20},
+		{"/v1/entries", "application/json", 201},
+		{"/v1/deref", "application/json", 10 << 20},
+	} {
+		body := bytes.Repeat([]byte("x"), c.n)
+		if c.ctype == "application/json" {
+			body = []byte(`{"content":"` + strings.Repeat("x", c.n) + `"}`)
+		}
+		r := post(c.path, c.ctype, body)
+		if r.StatusCode != 413 {
+			t.Errorf("%s %d bytes: status %d, want 413", c.path, c.n, r.StatusCode)
+		}
+	}
+	stt, err := st.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stt.Entries != 1 {
+		t.Fatalf("entries after refused adds: %d, want 1", stt.Entries)
+	}
+}
+
+// TestConcurrentClients: 100 clients add and read back at once; every
+// acknowledged entry reads back exactly.
+func TestConcurrentClients(t *testing.T) {
+	s, st := newTestServer(t, t.TempDir(), Options{})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	const n = 100
+	ids := make([]memex.ID, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf("output of client %d\n%s", i, strings.Repeat("x", i*37))
+			resp, err := http.Post(srv.URL+"/v1/entries?session=c"+fmt.Sprint(i%7), "text/plain", strings.NewReader(body))
+			if err != nil {
+				errs <- err
+				return
+			}
+			var e memex.Entry
+			err = json.NewDecoder(resp.Body).Decode(&e)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 201 {
+				errs <- fmt.Errorf("add %d: %d %v", i, resp.StatusCode, err)
+				return
+			}
+			ids[i] = e.ID
+			resp, err = http.Get(srv.URL + "/v1/entries/" + e.ID.String())
+			if err != nil {
+				errs <- err
+				return
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(got) != body {
+				errs <- fmt.Errorf("read %d: got %d bytes, want %d", i, len(got), len(body))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	stt, err := st.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stt.Entries != n {
+		t.Fatalf("entries %d, want %d", stt.Entries, n)
+	}
+}
+
+// TestShutdownMidLoad cancels Serve while clients are adding: every add
+// that was acknowledged is in the store after it is closed and reopened.
+func TestShutdownMidLoad(t *testing.T) {
+	dir := t.TempDir()
+	st, err := archive.Open(dir, &archive.Options{MinFree: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	base := "http://" + ln.Addr().String()
+
+	type ack struct {
+		id   memex.ID
+		body string
+	}
+	var mu sync.Mutex
+	var acked []ack
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 1000)
+	client := &http.Client{}
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				body := fmt.Sprintf("worker %d add %d\n%s", w, i, strings.Repeat("y", 5000))
+				resp, err := client.Post(base+"/v1/entries", "text/plain", strings.NewReader(body))
+				if err != nil {
+					return // the server is gone: stop
+				}
+				var e memex.Entry
+				derr := json.NewDecoder(resp.Body).Decode(&e)
+				resp.Body.Close()
+				if resp.StatusCode == 201 && derr == nil {
+					mu.Lock()
+					acked = append(acked, ack{e.ID, body})
+					mu.Unlock()
+					select {
+					case started <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for range 50 { // let the load run for 50 acknowledged adds
+		<-started
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	wg.Wait()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := archive.Open(dir, &archive.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	for _, a := range acked {
+		got, err := st2.ReadAll(context.Background(), a.id)
+		if err != nil || string(got) != a.body {
+			t.Fatalf("acknowledged %s: %v (%d bytes)", a.id, err, len(got))
+		}
+	}
+	t.Logf("%d acknowledged adds survived", len(acked))
+}
+
+func TestGetBudgetUsesDeref(t *testing.T) {
+	s, st := newTestServer(t, "", Options{})
+	e := mustAdd(t, st, memex.Entry{}, strings.Repeat("noise\n", 2000)+"panic: nil map\n"+strings.Repeat("noise\n", 2000))
+	w := do(t, s.Handler(), "GET", "/v1/entries/"+e.ID.String()+"?budget=300&format=json", nil)
+	dj := decode[derefJSON](t, w)
+	if dj.Used > 300 || len(dj.Items) != 1 || dj.Items[0].Complete || !strings.Contains(dj.Text, "panic: nil map") {
+		t.Fatalf("budgeted get: %+v", dj)
+	}
+}

@@ -1,0 +1,240 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const instructions = `memex archives every tool output of this and earlier sessions, at full fidelity, under stable IDs (26-character ULIDs) and aliases. Keep short summaries with IDs in your working context instead of copying big outputs; when you need the exact evidence again, call memex_read with the IDs and a token budget. memex_search finds entries by words, file paths and filters across sessions and agents. memex_compress archives blocks you choose (your notes, or verbatim spans of this session's transcript by anchors) and returns their IDs. memex_context lists what this session (or project) has archived, one line per entry with its ID.`
+
+// Tool inputs. Descriptions are what the model reads.
+
+type searchInput struct {
+	Query   string `json:"query" jsonschema:"words, \"quoted phrases\", file paths, and field:value filters (exit:1, tool:bash, path:auth.go); all words must match"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"hits to return, default 10, at most 50"`
+	Project string `json:"project,omitempty" jsonschema:"only entries of this project"`
+	Session string `json:"session,omitempty" jsonschema:"only entries of this session"`
+	Agent   string `json:"agent,omitempty" jsonschema:"only entries of this agent (claude-code, codex, opencode, cli, ...)"`
+	Kind    string `json:"kind,omitempty" jsonschema:"only entries of this kind (tool, message, reasoning, note, ...)"`
+	Tool    string `json:"tool,omitempty" jsonschema:"only entries of this tool (Bash, Read, Grep, ...)"`
+	Before  string `json:"before,omitempty" jsonschema:"only entries older than this ID or alias"`
+	After   string `json:"after,omitempty" jsonschema:"only entries newer than this ID or alias"`
+}
+
+type readInput struct {
+	IDs     []string `json:"ids" jsonschema:"entry IDs or aliases to read, in the order wanted"`
+	Budget  int      `json:"budget,omitempty" jsonschema:"most tokens to return for all entries together; default 4000, at most 20000"`
+	Query   string   `json:"query,omitempty" jsonschema:"words whose lines to show first when an entry does not fit the budget"`
+	Project string   `json:"project,omitempty" jsonschema:"narrows an alias that names entries in several projects"`
+}
+
+type block struct {
+	Key         string `json:"key" jsonschema:"your name for the block (becomes an alias of its ID), e.g. ctx_auth_001"`
+	Content     string `json:"content,omitempty" jsonschema:"the text to archive as is; give this or the three anchors"`
+	StartAnchor string `json:"start_anchor,omitempty" jsonschema:"exact text where the block starts in this session's transcript"`
+	MidAnchor   string `json:"mid_anchor,omitempty" jsonschema:"exact text somewhere between start and end (disambiguates)"`
+	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"exact text where the block ends (included)"`
+	Summary     string `json:"summary,omitempty" jsonschema:"one line about the block, shown in context and search"`
+}
+
+type compressInput struct {
+	Summary string  `json:"summary" jsonschema:"your compressed working context: what was done and found, citing IDs; archived as a note"`
+	Blocks  []block `json:"blocks,omitempty" jsonschema:"blocks to archive: {key, content} or {key, start_anchor, mid_anchor, end_anchor} (extracted verbatim from this session's archived transcript)"`
+	Session string  `json:"session,omitempty" jsonschema:"session the blocks come from; default the live session"`
+	Project string  `json:"project,omitempty" jsonschema:"project to file the blocks under; default the session's"`
+}
+
+type contextInput struct {
+	Session string `json:"session,omitempty" jsonschema:"session to summarise; default the live session (unless project is given)"`
+	Project string `json:"project,omitempty" jsonschema:"project to summarise (across sessions and agents)"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"most tokens to return; default 4000, at most 20000"`
+	Before  string `json:"before,omitempty" jsonschema:"only entries older than this ID or alias"`
+}
+
+// compressed is what memex_compress archived.
+type compressed struct {
+	Key     string   `json:"key"`
+	ID      memex.ID `json:"id"`
+	Aliases []string `json:"aliases,omitempty"`
+	Tokens  int64    `json:"tokens"`
+}
+
+// mcpServer builds the MCP server with the memex tools.
+func (s *Server) mcpServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "memex", Version: s.opts.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_search", Description: `Search the memex archive of past tool outputs, messages and notes (this session, earlier sessions, other agents). Returns hits with their IDs, one-line summaries, a short exact snippet and the token cost of reading each in full. Follow up with memex_read on the IDs you need.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolSearch)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_read", Description: `Read archived entries by ID or alias: the exact bytes as they were archived, never a paraphrase. When the entries do not fit the budget, you get exact windows (lines matching the query, error lines, head and tail) with markers saying which lines were left out and how to get them.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolRead)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_compress", Description: `Archive what you want to drop from your context and keep its index: your summary (a note) plus blocks, each either given as content or located verbatim in this session's archived transcript by a start, a middle and an end anchor. Returns the ID and alias of every block; cite them in your summary and read them back later with memex_read.`}, s.toolCompress)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_context", Description: `The IndexedSummary of this session (or of a project across sessions and agents): one line per archived entry with its ID, what ran and how it ended, within a token budget. Use it after a compaction or at the start of work to see what is archived and read details with memex_read.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolContext)
+	return srv
+}
+
+// mcpHandler serves MCP over streamable HTTP.
+func (s *Server) mcpHandler() http.Handler {
+	srv := s.mcpServer()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: s.opts.MaxJSON, SessionTimeout: 30 * time.Minute, Logger: s.log})
+}
+
+// ServeStdio serves the MCP tools over in and out (newline-delimited
+// JSON-RPC, as hosts that spawn servers speak it) until the peer closes in
+// or ctx is done.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	err := s.mcpServer().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func clampBudget(b int) int {
+	switch {
+	case b <= 0:
+		return 4000
+	case b > MaxToolTokens:
+		return MaxToolTokens
+	}
+	return b
+}
+
+// maxToolBytes bounds a text result that is not budgeted in tokens (search
+// hits): a token is at least one byte, so this stays below MaxToolTokens.
+const maxToolBytes = MaxToolTokens
+
+func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, any, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, nil, fmt.Errorf("memex_search: query is empty: %w", memex.ErrInvalid)
+	}
+	if in.Limit <= 0 {
+		in.Limit = 10
+	}
+	in.Limit = min(in.Limit, 50)
+	res, err := s.search(ctx, Query{Text: in.Query, Limit: in.Limit, Project: in.Project, Session: in.Session,
+		Agent: in.Agent, Kind: in.Kind, Tool: in.Tool, Before: in.Before, After: in.After})
+	if err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	switch {
+	case len(res.Hits) == 0:
+		b.WriteString("no matches\n")
+	case res.Relaxed:
+		b.WriteString("(no entry matches every word; these match some)\n")
+	}
+	for i, h := range res.Hits {
+		var line strings.Builder
+		fmt.Fprintf(&line, "%s  %s  (%d tok", h.ID, oneLine(h.Summary, 200), h.Tokens)
+		if h.Session != "" {
+			fmt.Fprintf(&line, ", session %s", h.Session)
+		}
+		if h.Agent != "" {
+			fmt.Fprintf(&line, ", %s", h.Agent)
+		}
+		fmt.Fprintf(&line, ", %s)\n", h.Created.Format("2006-01-02 15:04"))
+		if h.Snippet != "" {
+			fmt.Fprintf(&line, "    %s\n", oneLine(h.Snippet, 300))
+		}
+		if b.Len()+line.Len() > maxToolBytes {
+			fmt.Fprintf(&b, "[memex: %d more hits left out to stay within the result limit]\n", len(res.Hits)-i)
+			break
+		}
+		b.WriteString(line.String())
+	}
+	if res.Partial {
+		b.WriteString("(partial: the search ran out of time; narrow the query)\n")
+	}
+	return textResult(b.String()), nil, nil
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func (s *Server) toolRead(ctx context.Context, _ *mcp.CallToolRequest, in readInput) (*mcp.CallToolResult, any, error) {
+	if len(in.IDs) == 0 {
+		return nil, nil, fmt.Errorf("memex_read: ids is empty: %w", memex.ErrInvalid)
+	}
+	res, err := s.reader.Deref(ctx, in.IDs, deref.Options{Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project})
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(res.Text), nil, nil
+}
+
+func (s *Server) toolContext(ctx context.Context, _ *mcp.CallToolRequest, in contextInput) (*mcp.CallToolResult, any, error) {
+	if in.Session == "" && in.Project == "" {
+		in.Session = s.session()
+		if in.Session == "" {
+			return nil, nil, fmt.Errorf("memex_context: no live session known: give session or project: %w", memex.ErrInvalid)
+		}
+	}
+	res, err := s.context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: clampBudget(in.Budget), Before: in.Before})
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(res.Text), nil, nil
+}
+
+func (s *Server) toolCompress(ctx context.Context, _ *mcp.CallToolRequest, in compressInput) (*mcp.CallToolResult, any, error) {
+	out, err := s.compress(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "archived %d entries; read any back with memex_read:\n", len(out))
+	for _, c := range out {
+		fmt.Fprintf(&b, "%s  %s  (%d tok)\n", c.ID, c.Key, c.Tokens)
+	}
+	return textResult(b.String()), nil, nil
+}
+
+// search runs q on the Index, if there is one.
+func (s *Server) search(ctx context.Context, q Query) (SearchResult, error) {
+	if s.opts.Index == nil {
+		return SearchResult{}, fmt.Errorf("search: %w", errUnavailable)
+	}
+	res, err := s.opts.Index.Search(ctx, q)
+	if res.Hits == nil {
+		res.Hits = []Hit{}
+	}
+	return res, err
+}
+
+// context builds an IndexedSummary with the Contexter, if there is one.
+func (s *Server) context(ctx context.Context, req ContextRequest) (ContextResult, error) {
+	if s.opts.Contexter == nil {
+		return ContextResult{}, fmt.Errorf("context: %w", errUnavailable)
+	}
+	if req.Session == "" && req.Project == "" {
+		return ContextResult{}, fmt.Errorf("context: give a session or a project: %w", memex.ErrInvalid)
+	}
+	return s.opts.Contexter.Context(ctx, req)
+}

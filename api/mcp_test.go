@@ -1,0 +1,184 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// connectMCP connects the SDK's client to s's MCP server in process.
+func connectMCP(t *testing.T, s *Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.mcpServer().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestMCPTools(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Session: func() string { return "live" }, Agent: "claude-code"})
+	out := "=== RUN TestParse\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: nil map\nFAIL\nexit status 1\n"
+	e := mustAdd(t, st, memex.Entry{Session: "live", Project: "p", Tool: "Bash", Kind: memex.KindTool, Input: "go test", Aliases: []string{"toolu_1"}}, out)
+	cs := connectMCP(t, s)
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" {
+			t.Errorf("%s has no description", tl.Name)
+		}
+	}
+	if strings.Join(names, ",") != "memex_compress,memex_context,memex_read,memex_search" {
+		t.Fatalf("tools: %v", names)
+	}
+
+	text, isErr := call(t, cs, "memex_search", map[string]any{"query": "nil map"})
+	if isErr || !strings.Contains(text, e.ID.String()) {
+		t.Fatalf("search: %v %q", isErr, text)
+	}
+	text, isErr = call(t, cs, "memex_read", map[string]any{"ids": []string{"toolu_1"}, "budget": 1000})
+	if isErr || !strings.Contains(text, out) {
+		t.Fatalf("read: %v %q", isErr, text)
+	}
+	text, isErr = call(t, cs, "memex_context", map[string]any{})
+	if isErr || !strings.Contains(text, e.ID.String()) {
+		t.Fatalf("context: %v %q", isErr, text)
+	}
+	text, isErr = call(t, cs, "memex_compress", map[string]any{
+		"summary": "TestParse fails on a nil map; see ctx_fail_001",
+		"blocks": []map[string]any{
+			{"key": "ctx_fail_001", "start_anchor": "--- FAIL: TestParse", "mid_anchor": "parse_test.go", "end_anchor": "nil map"},
+			{"key": "ctx_note_001", "content": "plan: initialise the map in NewParser\n"},
+		},
+	})
+	if isErr || !strings.Contains(text, "ctx_fail_001") {
+		t.Fatalf("compress: %v %q", isErr, text)
+	}
+	text, _ = call(t, cs, "memex_read", map[string]any{"ids": []string{"ctx_fail_001", "ctx_note_001"}})
+	if !strings.Contains(text, "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: nil map\n") || !strings.Contains(text, "plan: initialise") {
+		t.Fatalf("read compressed blocks: %q", text)
+	}
+	id, err := st.Resolve(context.Background(), "ctx_fail_001", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.Get(context.Background(), id)
+	if got.Session != "live" || got.Project != "p" || got.Agent != "claude-code" {
+		t.Fatalf("compressed block metadata: %+v", got)
+	}
+}
+
+func TestMCPBadArguments(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{})
+	cs := connectMCP(t, s)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memex_search", map[string]any{}},
+		{"memex_search", map[string]any{"query": 12}},
+		{"memex_read", map[string]any{"ids": []string{}}},
+		{"memex_read", map[string]any{"ids": "not a list"}},
+		{"memex_read", map[string]any{"ids": []string{"x"}, "budget": 1}},
+		{"memex_context", map[string]any{}},
+		{"memex_compress", map[string]any{}},
+		{"memex_compress", map[string]any{"summary": "s", "blocks": []map[string]any{{"key": "k", "start_anchor": "a", "end_anchor": "b"}}}},
+		{"memex_compress", map[string]any{"summary": "s", "session": "none", "blocks": []map[string]any{{"key": "k", "start_anchor": "a", "end_anchor": "b"}}}},
+		{"memex_compress", map[string]any{"blocks": []map[string]any{{"key": "", "content": "x"}}}},
+		{"memex_compress", map[string]any{"blocks": []map[string]any{{"key": "k", "content": "x", "start_anchor": "x"}}}},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args)
+		if !isErr || text == "" {
+			t.Errorf("%s %v: isError %v, text %q; want a tool error", c.tool, c.args, isErr, text)
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memex_nope"}); err == nil {
+		t.Error("unknown tool: no error")
+	}
+}
+
+// TestMCPOverHTTP talks to /mcp with the SDK's streamable client.
+func TestMCPOverHTTP(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Token: "tok"})
+	e := mustAdd(t, st, memex.Entry{}, "hello over http\n")
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{"tok", srv.Client().Transport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	text, isErr := call(t, cs, "memex_read", map[string]any{"ids": []string{e.ID.String()}})
+	if isErr || !strings.Contains(text, "hello over http\n") {
+		t.Fatalf("read over http: %v %q", isErr, text)
+	}
+}
+
+func TestExtract(t *testing.T) {
+	tr := &transcript{bodies: [][]byte{
+		[]byte("newest: alpha one beta two gamma\n"),
+		[]byte("older: alpha X gamma\n"),
+	}}
+	for _, c := range []struct {
+		start, mid, end, want string
+		ok                    bool
+	}{
+		{"alpha", "", "gamma", "alpha one beta two gamma", true},
+		{"alpha", "beta", "gamma", "alpha one beta two gamma", true},
+		{"alpha", "X", "gamma", "alpha X gamma", true},
+		{"alpha", "zzz", "gamma", "", false},
+		{"gamma", "", "alpha", "", false},
+		{"newest: alpha", "", "alpha", "newest: alpha", true},
+	} {
+		got, ok := tr.extract(c.start, c.mid, c.end)
+		if ok != c.ok || string(got) != c.want {
+			t.Errorf("extract(%q,%q,%q) = %q %v, want %q %v", c.start, c.mid, c.end, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}

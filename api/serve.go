@@ -1,0 +1,71 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server limits for Serve.
+const (
+	MaxHeaderBytes    = 64 << 10
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds reading a whole request, body included: a client
+	// trickling a body cannot hold a connection for longer.
+	ReadTimeout = 5 * time.Minute
+	IdleTimeout = 2 * time.Minute
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests
+	// after ctx is done; long-lived MCP streams are cut after it.
+	ShutdownTimeout = 30 * time.Second
+)
+
+// IsLoopback reports whether addr (host:port) binds only loopback: an
+// empty host or an unspecified address (0.0.0.0, ::) binds every interface
+// and is not loopback; "localhost" is.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves the handler on ln until ctx is done, then stops accepting,
+// waits up to ShutdownTimeout for in-flight requests (an add that is being
+// written completes and is acknowledged), and returns. It returns nil after
+// a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.http,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		IdleTimeout:       IdleTimeout,
+		// Requests keep running when ctx is cancelled: shutdown is
+		// graceful, not an abort of the writes in flight.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = hs.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -51,15 +51,20 @@ type ccBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   *bool           `json:"is_error"`
-	ToolName  string          `json:"tool_name"`
-	Source    *struct {
-		Type      string `json:"type"`
-		MediaType string `json:"media_type"`
-		Data      string `json:"data"`
-		URL       string `json:"url"`
-	} `json:"source"`
+	// Content is decoded with the line, in one pass: a string or a block
+	// list ([]any of objects). Tool outputs are the bulk of a transcript,
+	// and decoding them as raw JSON first would scan them twice more.
+	Content  any       `json:"content"`
+	IsError  *bool     `json:"is_error"`
+	ToolName string    `json:"tool_name"`
+	Source   *ccSource `json:"source"`
+}
+
+type ccSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
 }
 
 // ccPending is a tool_use waiting for its tool_result.
@@ -329,29 +334,41 @@ func toolInput(name string, input json.RawMessage) string {
 // resultText is a tool_result's content as the agent saw it: a string as
 // is; a block list as its text blocks joined with "\n", with images and
 // other blocks referenced by a one-line marker rather than inlined.
-func resultText(raw json.RawMessage) string {
-	if s, ok := jsonString(raw); ok {
-		return s
-	}
-	var blocks []ccBlock
-	if json.Unmarshal(raw, &blocks) != nil {
-		return compactJSON(raw)
-	}
-	parts := make([]string, 0, len(blocks))
-	for i := range blocks {
-		b := &blocks[i]
-		switch b.Type {
-		case "text":
-			parts = append(parts, b.Text)
-		case "image":
-			parts = append(parts, imageRef(b))
-		case "tool_reference":
-			parts = append(parts, "[tool_reference: "+b.ToolName+"]")
-		default:
-			parts = append(parts, "["+b.Type+"]")
+func resultText(content any) string {
+	switch c := content.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	case []any:
+		parts := make([]string, 0, len(c))
+		for _, x := range c {
+			m, _ := x.(map[string]any)
+			typ, _ := m["type"].(string)
+			switch typ {
+			case "text":
+				t, _ := m["text"].(string)
+				parts = append(parts, t)
+			case "image":
+				var b ccBlock
+				if src, ok := m["source"].(map[string]any); ok {
+					b.Source = &ccSource{}
+					b.Source.MediaType, _ = src["media_type"].(string)
+					b.Source.Data, _ = src["data"].(string)
+					b.Source.URL, _ = src["url"].(string)
+				}
+				parts = append(parts, imageRef(&b))
+			case "tool_reference":
+				name, _ := m["tool_name"].(string)
+				parts = append(parts, "[tool_reference: "+name+"]")
+			default:
+				parts = append(parts, "["+typ+"]")
+			}
 		}
+		return strings.Join(parts, "\n")
 	}
-	return strings.Join(parts, "\n")
+	b, _ := json.Marshal(content)
+	return string(b)
 }
 
 func imageRef(b *ccBlock) string {

@@ -21,10 +21,12 @@ const (
 type mswTraj struct {
 	InstanceID string `json:"instance_id"`
 	Messages   []struct {
-		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		Timestamp float64         `json:"timestamp"`
-		Extra     *mswExtra       `json:"extra"`
+		Role string `json:"role"`
+		// Content is decoded with the document, in one pass: a string
+		// (mini-swe-agent 1.x) or a list of {type, text} parts.
+		Content   any       `json:"content"`
+		Timestamp float64   `json:"timestamp"`
+		Extra     *mswExtra `json:"extra"`
 	} `json:"messages"`
 	Info struct {
 		ExitStatus string `json:"exit_status"`
@@ -78,10 +80,7 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 			return fmt.Errorf("ingest: %w", err)
 		}
 		m := &msgs[i]
-		content, ok := jsonString(m.Content)
-		if !ok {
-			content = codexText(m.Content)
-		}
+		content := anyText(m.Content)
 		t := clk.at(msgTime(m.Timestamp, m.Extra))
 		switch m.Role {
 		case "system":
@@ -120,10 +119,7 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 			k := key(i, "action")
 			var body []byte
 			if i+1 < len(msgs) && msgs[i+1].Role == "user" {
-				obs, ok := jsonString(msgs[i+1].Content)
-				if !ok {
-					obs = codexText(msgs[i+1].Content)
-				}
+				obs := anyText(msgs[i+1].Content)
 				if rc := returnCodeRE.FindStringSubmatch(obs); rc != nil {
 					if n, err := strconv.Atoi(rc[1]); err == nil {
 						e.Exit = memex.IntPtr(n)
@@ -166,6 +162,26 @@ func msgTime(ts float64, extra *mswExtra) time.Time {
 	}
 	sec, frac := math.Modf(ts)
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC()
+}
+
+// anyText is the text of content decoded as any: a string as is, a list
+// of parts as their text joined with "\n".
+func anyText(c any) string {
+	switch v := c.(type) {
+	case string:
+		return v
+	case []any:
+		var out []string
+		for _, x := range v {
+			if m, ok := x.(map[string]any); ok {
+				if s, ok := m["text"].(string); ok && s != "" {
+					out = append(out, s)
+				}
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	return ""
 }
 
 func firstNonEmpty(v ...string) string {

@@ -91,29 +91,19 @@ type ContextRequest struct {
 	Before  string `json:"before,omitempty"`
 }
 
-// ContextResult is an IndexedSummary: Text holds one line per entry, with
-// its ID, within the budget.
+// ContextResult is an IndexedSummary (deref's contract) with its plain
+// rendering, which the budget bounds.
 type ContextResult struct {
-	Text    string `json:"text"`
-	Budget  int    `json:"budget"`
-	Used    int    `json:"used"`
-	Entries int    `json:"entries"`
-	Shown   int    `json:"shown"`
+	deref.ContextResult
+	Text string `json:"text"`
 }
 
-// Contexter builds IndexedSummaries (cmd/memex adapts deref).
-type Contexter interface {
-	Context(ctx context.Context, req ContextRequest) (ContextResult, error)
-}
-
-// Options configure New. Store is required; a nil Index, Catalog or
-// Contexter makes the routes and tools that need it answer 501 / a tool
-// error.
+// Options configure New. Store is required; a nil Index or Catalog makes
+// the routes and tools that need it answer 501 (a tool error over MCP).
 type Options struct {
 	Store     Store
 	Index     Index
 	Catalog   Catalog
-	Contexter Contexter
 
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on
 	// every route but /healthz.
@@ -140,7 +130,7 @@ type Options struct {
 
 // Server holds the HTTP handler and the MCP server over one Store. It keeps
 // no state of its own between requests and is safe for concurrent use if
-// its Store, Index, Catalog and Contexter are.
+// its Store, Index and Catalog are.
 type Server struct {
 	opts   Options
 	reader *deref.Reader

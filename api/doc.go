@@ -3,8 +3,8 @@
 // streamable HTTP at /mcp and over stdio.
 //
 // It imports only the domain types and deref. What it needs of the archive,
-// the index and the IndexedSummary builder it declares as small interfaces
-// (Store, Index, Catalog, Contexter); cmd/memex wires the concrete types.
+// the index and the catalog it declares as small interfaces (Store,
+// Index, Catalog); cmd/memex wires the concrete types.
 // chi and MCP SDK types never leave this package.
 //
 // # HTTP

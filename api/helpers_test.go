@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -42,20 +41,6 @@ func (x scanIndex) Search(ctx context.Context, q Query) (SearchResult, error) {
 	return res, err
 }
 
-// sessionContext is a test Contexter: one line per entry of the session.
-type sessionContext struct{ st *archive.Store }
-
-func (c sessionContext) Context(ctx context.Context, req ContextRequest) (ContextResult, error) {
-	var b strings.Builder
-	n := 0
-	err := c.st.Session(ctx, req.Session, func(e memex.Entry) error {
-		fmt.Fprintf(&b, "%s  %s\n", e.ID, e.DisplaySummary())
-		n++
-		return nil
-	})
-	return ContextResult{Text: b.String(), Budget: req.Budget, Entries: n, Shown: n}, err
-}
-
 type catalog struct{ st *archive.Store }
 
 func (c catalog) Sessions(ctx context.Context) ([]SessionInfo, error) {
@@ -82,7 +67,6 @@ func newTestServer(t *testing.T, dir string, opts Options) (*Server, *archive.St
 	t.Cleanup(func() { st.Close() })
 	opts.Store = st
 	opts.Index = scanIndex{st}
-	opts.Contexter = sessionContext{st}
 	opts.Catalog = catalog{st}
 	s, err := New(opts)
 	if err != nil {

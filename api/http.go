@@ -378,7 +378,7 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if wantsJSON(r) || r.URL.Query().Get("format") == "" {
+	if r.URL.Query().Get("format") != "text" {
 		writeJSON(w, http.StatusOK, res)
 		return
 	}

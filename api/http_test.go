@@ -130,11 +130,11 @@ func TestEndpoints(t *testing.T) {
 
 	// Context, sessions, replay, stats.
 	w = do(t, h, "GET", "/v1/context?session=s1&budget=1000", nil)
-	if cr := decode[ContextResult](t, w); cr.Entries != 2 || !strings.Contains(cr.Text, e2.ID.String()) {
+	if cr := decode[ContextResult](t, w); cr.Total != 2 || cr.Used > 1000 || !strings.Contains(cr.Text, e2.ID.String()) {
 		t.Fatalf("context: %s", w.Body)
 	}
 	w = do(t, h, "GET", "/v1/context?session=s1&format=text", nil)
-	if !strings.HasPrefix(w.Body.String(), e1.ID.String()) {
+	if !strings.Contains(w.Body.String(), e1.ID.String()) || strings.HasPrefix(w.Body.String(), "{") {
 		t.Fatalf("context text: %q", w.Body)
 	}
 	w = do(t, h, "GET", "/v1/sessions", nil)
@@ -183,13 +183,14 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("DELETE /v1/stats: %d", w.Code)
 	}
 
-	// Without an index or a Contexter the routes say so.
+	// Without an index or a catalog the routes say so.
 	bare, err := New(Options{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, do(t, bare.Handler(), "GET", "/v1/search?q=x", nil), 501, "not_implemented")
-	wantError(t, do(t, bare.Handler(), "GET", "/v1/context?session=s", nil), 501, "not_implemented")
+	wantError(t, do(t, bare.Handler(), "GET", "/v1/stats", nil), 501, "not_implemented")
+	wantError(t, do(t, h, "GET", "/v1/context?session=none", nil), 404, "not_found")
 }
 
 func TestErrorTable(t *testing.T) {

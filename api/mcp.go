@@ -228,13 +228,22 @@ func (s *Server) search(ctx context.Context, q Query) (SearchResult, error) {
 	return res, err
 }
 
-// context builds an IndexedSummary with the Contexter, if there is one.
+// context builds an IndexedSummary with deref.
 func (s *Server) context(ctx context.Context, req ContextRequest) (ContextResult, error) {
-	if s.opts.Contexter == nil {
-		return ContextResult{}, fmt.Errorf("context: %w", errUnavailable)
-	}
 	if req.Session == "" && req.Project == "" {
 		return ContextResult{}, fmt.Errorf("context: give a session or a project: %w", memex.ErrInvalid)
 	}
-	return s.opts.Contexter.Context(ctx, req)
+	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget}
+	if req.Before != "" {
+		id, err := s.opts.Store.Resolve(ctx, req.Before, req.Project)
+		if err != nil {
+			return ContextResult{}, fmt.Errorf("context: before: %w", err)
+		}
+		opts.Before = id
+	}
+	res, err := s.reader.Context(ctx, opts)
+	if err != nil {
+		return ContextResult{}, err
+	}
+	return ContextResult{res, res.Text}, nil
 }

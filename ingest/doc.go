@@ -14,9 +14,11 @@
 //	codex:<thread>:<call_id>    Codex function or custom tool call
 //	codex:<thread>:<sha>        Codex message, reasoning, compaction (hash of the line)
 //	oc:<part id>                OpenCode part
-//	mswe:<session>:<index>      mini-swe-agent message index
-//	swe:<session>:<step>        SWE-agent trajectory step (history index for the task)
-//	jsonl:<session>:<sha>       generic JSONL line
+//	mswe:<session>:<index>[.thought|.action]   mini-swe-agent message (its index in messages)
+//	swe:<session>:<step>[.thought]             SWE-agent trajectory step
+//	swe:<session>:task:<index>                 SWE-agent task statement (history index)
+//	mswe:<session>:exit, swe:<session>:exit    exit status and submission
+//	jsonl:<session>:<sha>                      generic JSONL line (hash of the line)
 //
 // The Key is stored as an alias of the entry; before adding a record, Run
 // resolves its Key in the sink and skips it when present. Re-ingesting a
@@ -38,6 +40,23 @@
 // before the first tool call still waiting for its result, so a call and
 // its output always become one entry; a last line without its newline
 // (the host is still writing it) is left for the next run.
+//
+// # Entries
+//
+// Kinds: a tool call and its output are one tool entry (Input = the shell
+// command, else the arguments as one-line JSON; body = the output exactly
+// as the agent saw it; Exit when the host states or implies it); thinking
+// and reasoning summaries are reasoning entries; prompts and replies are
+// message entries (Attrs role); compaction boundaries, compact summaries
+// and a SWE run's exit are event entries (Attrs event = compact_boundary,
+// compact_summary, compacted, compaction or exit). Claude Code assistant
+// lines split per content block stay one entry per block, joined by
+// Attrs message_id. Subagent transcripts are sessions of their own
+// ("agent-<id>", Attrs parent_session, agent_type, description); the
+// spawning tool entry carries Attrs subagent_session. Attrs cwd keeps the
+// working directory; Project is derived from it (see DetectProject) unless
+// Options.Project is set. Created is the record's timestamp, never earlier
+// than the session's previous record.
 //
 // # Secrets
 //

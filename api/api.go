@@ -101,9 +101,9 @@ type ContextResult struct {
 // Options configure New. Store is required; a nil Index or Catalog makes
 // the routes and tools that need it answer 501 (a tool error over MCP).
 type Options struct {
-	Store     Store
-	Index     Index
-	Catalog   Catalog
+	Store   Store
+	Index   Index
+	Catalog Catalog
 
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on
 	// every route but /healthz.

@@ -245,3 +245,11 @@ func TestNormalizeRemote(t *testing.T) {
 		t.Errorf("sweProject = %q", got)
 	}
 }
+
+func TestReportString(t *testing.T) {
+	r := Report{Files: 2, Sessions: 1, Added: 3, Skipped: map[string]int{"malformed json": 1}, Redacted: 1, RedactedKinds: map[string]int{"jwt": 1}}
+	want := "2 files (0 unchanged), 1 sessions, 3 entries added, 0 already present, 0 bytes read, 1 secrets redacted\nskipped: malformed json=1\nredacted: jwt=1"
+	if got := r.String(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

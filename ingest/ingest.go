@@ -571,3 +571,32 @@ func statTarget(p string, f Format) (target, error) {
 	}
 	return target{path: p, format: f, size: fi.Size(), mtime: fi.ModTime()}, nil
 }
+
+// String renders the report for a terminal: one line of totals, then one
+// line per non-empty breakdown, keys sorted.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files (%d unchanged), %d sessions, %d entries added, %d already present, %d bytes read, %d secrets redacted",
+		r.Files, r.Unchanged, r.Sessions, r.Added, r.Present, r.Bytes, r.Redacted)
+	for _, part := range []struct {
+		name string
+		m    map[string]int
+	}{{"skipped", r.Skipped}, {"unknown", r.Unknown}, {"redacted", r.RedactedKinds}} {
+		if len(part.m) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(part.m))
+		for k := range part.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("\n" + part.name + ":")
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%d", k, part.m[k])
+		}
+	}
+	for _, e := range r.FileErrors {
+		b.WriteString("\nerror: " + e)
+	}
+	return b.String()
+}

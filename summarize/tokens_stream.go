@@ -21,10 +21,10 @@ import "unicode/utf8"
 //
 // The exception: a single piece or whitespace run longer than maxCarry
 // (1 MiB, e.g. a megabyte of one repeated symbol with no letter, digit or
-// line break in it) is counted in slices of about maxCarry, as if the body
-// ended after each; each such cut can change the total by a few tokens
-// (the byte-pair merges at the cut), one cut per MiB of that run. Text has
-// no such runs; see docs/tokenizer.md for the measured bound.
+// line break in it) is counted in slices of 1 to 2 MiB, as if the body
+// ended after each; each such cut can change the total by a token or two
+// (the byte-pair merges at the cut), one cut per MiB or two of that run.
+// Text has no such runs; see docs/tokenizer.md for the measured bound.
 type Counter struct {
 	buf      []byte // bytes not yet counted
 	total    int64  // tokens of the bytes already counted

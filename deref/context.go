@@ -334,6 +334,11 @@ func isFailure(e memex.Entry) bool {
 	if e.Exit != nil && *e.Exit != 0 {
 		return true
 	}
+	if e.Kind != memex.KindTool {
+		// Prose that mentions a failure ("the test failed as expected")
+		// is not one.
+		return false
+	}
 	s := e.Summary
 	for _, w := range []string{"FAIL", " failed", "Error:", "error:", "Traceback", "panic:", "Exception"} {
 		if strings.Contains(s, w) && !strings.Contains(s, " 0 failed") {

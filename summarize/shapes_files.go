@@ -451,6 +451,10 @@ func topDirs(paths []string, n int) string {
 }
 
 func listingSummary(lines []string) string {
+	if len(lines) > 0 && (strings.HasPrefix(lines[0], "ls: ") || strings.HasPrefix(lines[0], "tree: ")) {
+		// An error (no such file, permission denied), not a listing.
+		return oneLine(lines[0])
+	}
 	entries, dirs := 0, 0
 	var names []string
 	for _, l := range lines {

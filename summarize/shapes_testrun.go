@@ -35,6 +35,7 @@ var (
 type testResult struct {
 	runner string
 	counts string
+	label  string // "FAIL" (default) or "ERROR"
 	first  string // first failing test
 	msg    string // its message
 }
@@ -44,8 +45,15 @@ func (r testResult) String() string {
 	if r.counts != "" {
 		s += ": " + r.counts
 	}
-	if r.first != "" {
-		s += "; FAIL " + r.first
+	if r.first != "" || r.msg != "" {
+		label := r.label
+		if label == "" {
+			label = "FAIL"
+		}
+		s += "; " + label
+		if r.first != "" {
+			s += " " + r.first
+		}
 		if r.msg != "" {
 			s += ": " + r.msg
 		}
@@ -64,7 +72,9 @@ func testRun(d *doc) string {
 
 func pytestRun(d *doc) (testResult, bool) {
 	var r testResult
-	if !d.marked(mCounts | mSession) {
+	if !d.marked(mCounts|mSession) && !d.has(" passed") && !d.has(" failed") {
+		// Counts can sit behind a prefix (CI runners such as act print
+		// "[job] | "), where the line markers do not see them.
 		return r, false
 	}
 	found := false
@@ -105,8 +115,13 @@ func pytestRun(d *doc) (testResult, bool) {
 		if strings.HasPrefix(l, "FAILED ") || strings.HasPrefix(l, "ERROR ") {
 			rest := l[strings.IndexByte(l, ' ')+1:]
 			name, msg, _ := strings.Cut(rest, " - ")
-			r.first = testName(name)
+			if strings.TrimSpace(name) != "" {
+				r.first = testName(name)
+			}
 			r.msg = msg
+			if strings.HasPrefix(l, "ERROR ") {
+				r.label = "ERROR"
+			}
 			break
 		}
 	}
@@ -213,7 +228,7 @@ func unittestRun(d *doc) (testResult, bool) {
 		if m == nil {
 			continue
 		}
-		r.first = m[2]
+		r.first, r.label = m[2], m[1]
 		if m[3] != "" {
 			r.first = lastDot(m[3]) + "." + m[2]
 		}

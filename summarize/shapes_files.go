@@ -27,6 +27,15 @@ func diffOrEdit(d *doc) string {
 		return "edited " + lastArg(first) + " (sed -i)" + errorSuffix(d)
 	case prog == "patch" || prog == "git" && len(first) > 1 && (first[1] == "apply" || first[1] == "am"):
 		return "applied patch" + errorSuffix(d)
+	case prog == "edit" && len(d.lines) > 0:
+		// SWE-agent's "edit A:B" prints the edited file's header.
+		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
+			s := "edited " + m[1]
+			if len(first) > 1 {
+				s += " lines " + strings.Replace(first[1], ":", "-", 1)
+			}
+			return s + " (" + m[2] + " lines now)"
+		}
 	}
 	if f := redirectTarget(d.words); f != "" && (prog == "cat" || prog == "echo" || prog == "printf" || prog == "tee") {
 		return "wrote " + f + errorSuffix(d)
@@ -186,7 +195,12 @@ func countLines(s string) int {
 	return n
 }
 
-var readers = map[string]bool{"cat": true, "nl": true, "head": true, "tail": true, "sed": true, "less": true, "more": true, "bat": true, "view": true, "type": true}
+var readers = map[string]bool{"cat": true, "nl": true, "head": true, "tail": true, "sed": true, "less": true, "more": true, "bat": true, "view": true, "type": true,
+	// SWE-agent's file viewer commands.
+	"open": true, "goto": true, "scroll_down": true, "scroll_up": true}
+
+// reSWEFile is the header SWE-agent's viewer and editor print.
+var reSWEFile = regexp.MustCompile(`^\[File: (\S+) \((\d+) lines total\)\]`)
 
 var reSedRange = regexp.MustCompile(`^'?(\d+)(?:,(\d+))?p'?$`)
 
@@ -206,7 +220,18 @@ func fileRead(d *doc) string {
 			return ""
 		}
 		file = lastArg(first)
-		if file == "" || strings.Contains(file, "<<") {
+		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
+			file = m[1]
+			s := "read " + file + ": " + m[2] + " lines"
+			if lang := language(file); lang != "" {
+				s += ", " + lang
+				if syms := symbols(d.lines[1:], lang); len(syms) > 0 {
+					s += "; defines " + listSome(syms, 6)
+				}
+			}
+			return s
+		}
+		if file == "" || strings.Contains(file, "<<") || prog == "goto" || prog == "scroll_down" || prog == "scroll_up" {
 			return ""
 		}
 		rng = readRange(d.words)
@@ -330,6 +355,13 @@ func searchOutput(d *doc) string {
 	switch {
 	case prog == "find" || prog == "fd":
 		return pathsSummary(d, lines, "found")
+	case prog == "find_file":
+		return pathsSummary(d, sweResults(lines), "found")
+	case prog == "search_dir" || prog == "search_file":
+		if len(lines) > 0 && strings.HasPrefix(lines[0], "Found ") {
+			return oneLine(lines[0])
+		}
+		return firstLine([]byte(body))
 	case d.isTool("grep", "search", "search_files", "grep_search", "codebase_search") || searchers[prog] || prog == "git" && len(first) > 1 && first[1] == "grep" || d.shell() && d.pipesToSet(searchers):
 		return grepSummary(d, lines)
 	case d.isTool("glob", "find", "find_files", "file_search") || prog == "find" || prog == "fd":
@@ -540,6 +572,9 @@ func stripLineNumber(l string) string {
 		return rest[len("→"):]
 	case strings.HasPrefix(rest, ": "):
 		return rest[2:]
+	case strings.HasPrefix(rest, ":") && i == 0:
+		// SWE-agent's viewer: "12:code".
+		return rest[1:]
 	case strings.HasPrefix(rest, "  "):
 		return rest[2:]
 	}
@@ -554,4 +589,16 @@ func symbolStart(l, lang string) bool {
 		return c == '#'
 	}
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// sweResults keeps the result lines of SWE-agent's find_file ("- path"),
+// dropping its "Found N matches" and "End of matches" lines.
+func sweResults(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "- ") {
+			out = append(out, strings.TrimPrefix(l, "- "))
+		}
+	}
+	return out
 }

@@ -379,7 +379,8 @@ func (d *doc) shell() bool {
 	case "", "bash", "shell", "sh", "exec", "exec_command", "run", "terminal", "local_shell", "bashoutput", "execute_command", "run_command":
 		return true
 	}
-	return false
+	// SWE-agent names the tool after the command word ("open", "edit").
+	return len(d.words) > 0 && d.tool == strings.ToLower(d.words[0])
 }
 
 // summaryFor computes the shape-specific fact for d, or "" when no shape

@@ -17,6 +17,16 @@ func diffOrEdit(d *doc) string {
 	if s := unifiedDiff(d.lines); s != "" {
 		return s
 	}
+	if first := d.firstStage(); programOf(first) == "edit" && len(d.lines) > 0 {
+		// SWE-agent's "edit A:B" prints the edited file's header.
+		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
+			s := "edited " + m[1]
+			if len(first) > 1 {
+				s += " lines " + strings.Replace(first[1], ":", "-", 1)
+			}
+			return s + " (" + m[2] + " lines now)"
+		}
+	}
 	if d.isTool("edit", "multiedit", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "replace", "apply_patch", "write", "write_file", "create_file", "notebookedit") || d.file != "" && (d.oldText != "" || d.written != "") {
 		return editResult(d)
 	}
@@ -27,15 +37,6 @@ func diffOrEdit(d *doc) string {
 		return "edited " + lastArg(first) + " (sed -i)" + errorSuffix(d)
 	case prog == "patch" || prog == "git" && len(first) > 1 && (first[1] == "apply" || first[1] == "am"):
 		return "applied patch" + errorSuffix(d)
-	case prog == "edit" && len(d.lines) > 0:
-		// SWE-agent's "edit A:B" prints the edited file's header.
-		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
-			s := "edited " + m[1]
-			if len(first) > 1 {
-				s += " lines " + strings.Replace(first[1], ":", "-", 1)
-			}
-			return s + " (" + m[2] + " lines now)"
-		}
 	}
 	if f := redirectTarget(d.words); f != "" && (prog == "cat" || prog == "echo" || prog == "printf" || prog == "tee") {
 		return "wrote " + f + errorSuffix(d)

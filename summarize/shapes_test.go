@@ -175,10 +175,10 @@ func TestShapes(t *testing.T) {
 			[]string{"found 4 paths under b, ., d"}},
 		{"ls -la", Input{Input: "ls -la", Head: []byte("total 8\ndrwxr-xr-x 2 u u 4096 Jan 1 00:00 .\n-rw-r--r-- 1 u u 10 Jan 1 00:00 go.mod\n")},
 			[]string{"2 entries: ., go.mod"}},
-		{"swe-agent open", Input{Input: "open src/main/java/com/acme/App.java", Head: []byte(
+		{"swe-agent open", Input{Tool: "open", Input: "open src/main/java/com/acme/App.java", Head: []byte(
 			"[File: /repo/src/main/java/com/acme/App.java (120 lines total)]\n1:package com.acme;\n2:\n3:public class App {\n4:    void run() {}\n5:}\n")},
 			[]string{"read /repo/src/main/java/com/acme/App.java: 120 lines, Java; defines App"}},
-		{"swe-agent edit", Input{Input: "edit 4:4\n    void run() { go(); }\nend_of_edit", Head: []byte(
+		{"swe-agent edit", Input{Tool: "edit", Input: "edit 4:4\n    void run() { go(); }\nend_of_edit", Head: []byte(
 			"[File: /repo/App.java (121 lines total)]\n1:package com.acme;\nFile updated.\n")},
 			[]string{"edited /repo/App.java lines 4-4 (121 lines now)"}},
 		{"swe-agent find_file", Input{Input: "find_file Parser.java", Head: []byte(

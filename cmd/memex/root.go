@@ -85,6 +85,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.statsCommand(),
 		a.searchCommand(), a.reindexCommand(), a.forgetCommand(),
 		a.derefCommand(), a.contextCommand(),
+		a.serveCommand(),
 	)
 	return root
 }

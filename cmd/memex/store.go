@@ -10,6 +10,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/spf13/cobra"
 )
 
 // One process owns the store. A CLI command takes $MEMEX_HOME/lock
@@ -18,13 +19,45 @@ import (
 //
 // The routing seam: commands reach the store through the app's store()
 // method only. When a `memex serve` is running its address is in
-// $MEMEX_HOME/serve.addr, and store() is where a client of that server
-// takes the place of the local store, so that commands never wait on a
-// server that holds the lock for good.
+// $MEMEX_HOME/serve.addr, and open() hands the command being run to that
+// server instead (route, in serve.go): add, show and search run there and
+// the local command stops with their outcome; other commands fail at once
+// with memex.ErrBusy rather than wait for a lock the server holds for good.
 
 type storeHandle struct {
 	lock  *flock.Flock
 	store *archive.Store
+	// cmd is a command of the tree being run, from which open finds the
+	// one executing (cobra gives only it a context).
+	cmd *cobra.Command
+}
+
+// remember records c's command tree for the routing seam.
+func (a *app) remember(c *cobra.Command) {
+	if a.st == nil {
+		a.st = &storeHandle{}
+	}
+	a.st.cmd = c
+}
+
+// executing returns the command being run, or nil.
+func (a *app) executing() *cobra.Command {
+	if a.st == nil || a.st.cmd == nil {
+		return nil
+	}
+	var find func(*cobra.Command) *cobra.Command
+	find = func(c *cobra.Command) *cobra.Command {
+		for _, sub := range c.Commands() {
+			if sub.Context() != nil {
+				return sub
+			}
+			if got := find(sub); got != nil {
+				return got
+			}
+		}
+		return nil
+	}
+	return find(a.st.cmd.Root())
 }
 
 func (h *storeHandle) close() error {
@@ -58,8 +91,11 @@ func (a *app) readStore(ctx context.Context) (*archive.Store, error) {
 }
 
 func (a *app) open(ctx context.Context, readOnly bool) (*archive.Store, error) {
-	if a.st != nil {
+	if a.st != nil && a.st.store != nil {
 		return a.st.store, nil
+	}
+	if routed, err := a.route(ctx); routed {
+		return nil, err
 	}
 	if err := os.MkdirAll(a.home, 0o700); err != nil {
 		return nil, fmt.Errorf("create home %s: %w", a.home, err)
@@ -73,7 +109,10 @@ func (a *app) open(ctx context.Context, readOnly bool) (*archive.Store, error) {
 		lk.Unlock()
 		return nil, err
 	}
-	a.st = &storeHandle{lock: lk, store: s}
+	if a.st == nil {
+		a.st = &storeHandle{}
+	}
+	a.st.lock, a.st.store = lk, s
 	return s, nil
 }
 

@@ -1,0 +1,539 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/spf13/cobra"
+)
+
+// version is what /healthz and the MCP server report.
+const version = "0.1.0"
+
+type serveOptions struct {
+	addr, tokenFile string
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	var o serveOptions
+	c := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
+		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
+		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
+owns the store while it runs: other memex commands (add, show, search) talk to it
+through $MEMEX_HOME/serve.addr instead of waiting for the lock. The index is kept up to
+date in the background.
+
+It binds loopback by default. Binding any other address requires a bearer token: the
+one in --token-file, else $MEMEX_HOME/token, created (mode 0600) on first use. Clients
+send "Authorization: Bearer TOKEN". With a loopback address a token is used only when
+--token-file is given. SIGTERM or Ctrl-C stops accepting and lets in-flight requests
+finish.`,
+		Example: `  memex serve
+  memex serve --addr 0.0.0.0:7077            # token in ~/.memex/token
+  curl -s localhost:7077/v1/search?q=nil+map`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o) },
+	}
+	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
+	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
+	// The routing seam needs the command tree to find the command being
+	// run (see store.go); the serve command is the one of this file.
+	a.remember(c)
+	return c
+}
+
+// serveToken returns the bearer token the server requires ("" for none)
+// and the file it came from.
+func (a *app) serveToken(o serveOptions) (string, string, error) {
+	if o.tokenFile == "" && api.IsLoopback(o.addr) {
+		return "", "", nil
+	}
+	path := o.tokenFile
+	if path == "" {
+		path = filepath.Join(a.home, "token")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if err := writeToken(path); err != nil {
+				return "", "", err
+			}
+			fmt.Fprintf(a.stderr, "memex: created a bearer token in %s\n", path)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("serve: token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 16 {
+		return "", "", fmt.Errorf("serve: token file %s holds no token of at least 16 characters; refusing to serve %s without one: %w",
+			path, o.addr, memex.ErrInvalid)
+	}
+	return tok, path, nil
+}
+
+// writeToken creates path with a new random token, readable by its owner
+// only. It fails if the file appeared meanwhile.
+func writeToken(path string) error {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("serve: create token: %w", err)
+	}
+	_, err = f.WriteString(hex.EncodeToString(b[:]) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (a *app) runServe(ctx context.Context, o serveOptions) error {
+	if err := os.MkdirAll(a.home, 0o700); err != nil {
+		return err
+	}
+	token, tokenPath, err := a.serveToken(o)
+	if err != nil {
+		return err
+	}
+	if addr, _, ok := a.runningServer(ctx); ok {
+		return fmt.Errorf("serve: a memex server is already running at %s: %w", addr, memex.ErrBusy)
+	}
+	s, err := a.store(ctx)
+	if err != nil {
+		return err
+	}
+	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	srv, err := api.New(api.Options{
+		Store: s, Index: searcher{s, ix}, Catalog: catalog{s},
+		Token: token, Version: version, Logger: a.log, Agent: "mcp",
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	addr := dialAddr(ln.Addr())
+	if err := writeServeAddr(a.home, addr, tokenPath); err != nil {
+		ln.Close()
+		return err
+	}
+	defer removeServeAddr(a.home, addr)
+
+	fctx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		catchup.Follow(fctx, s, ix, catchup.FollowOptions{
+			OnError: func(err error) { a.log.Warn("index catch-up", "err", err) },
+			OnRound: func(st catchup.Stats) {
+				if st.Indexed+st.Deleted > 0 {
+					a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
+				}
+			},
+		})
+	})
+	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp)\n", a.home, addr)
+	err = srv.Serve(ctx, ln)
+	stopFollow()
+	wg.Wait()
+	return err
+}
+
+// dialAddr is the address clients on this machine dial: loopback for a
+// listener on every interface.
+func dialAddr(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+}
+
+// serve.addr holds the running server's address on its first line and,
+// when it requires a token, the token file's path on the second.
+const serveAddrFile = "serve.addr"
+
+func writeServeAddr(home, addr, tokenPath string) error {
+	tmp := filepath.Join(home, serveAddrFile+".tmp")
+	content := addr + "\n"
+	if tokenPath != "" {
+		if abs, err := filepath.Abs(tokenPath); err == nil {
+			tokenPath = abs
+		}
+		content += tokenPath + "\n"
+	}
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return os.Rename(tmp, filepath.Join(home, serveAddrFile))
+}
+
+// removeServeAddr removes serve.addr if it still names addr (a second
+// server started by mistake must not remove the first one's).
+func removeServeAddr(home, addr string) {
+	p := filepath.Join(home, serveAddrFile)
+	if b, err := os.ReadFile(p); err == nil && strings.SplitN(string(b), "\n", 2)[0] == addr {
+		os.Remove(p)
+	}
+}
+
+// searcher adapts the index to api.Index, resolving before/after refs.
+type searcher struct {
+	s  *archive.Store
+	ix *index.Index
+}
+
+func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
+	iq := index.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Session: q.Session,
+		Agent: q.Agent, Kind: q.Kind, Tool: q.Tool}
+	for _, b := range []struct {
+		ref string
+		id  *memex.ID
+	}{{q.Before, &iq.Before}, {q.After, &iq.After}} {
+		if b.ref == "" {
+			continue
+		}
+		id, err := x.s.Resolve(ctx, b.ref, q.Project)
+		if err != nil {
+			return api.SearchResult{}, err
+		}
+		*b.id = id
+	}
+	if _, err := catchup.CatchUp(ctx, x.s, x.ix); err != nil {
+		return api.SearchResult{}, err
+	}
+	res, err := x.ix.Search(ctx, iq)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	out := api.SearchResult{Hits: make([]api.Hit, len(res.Hits)), Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed}
+	for i, h := range res.Hits {
+		out.Hits[i] = api.Hit{ID: h.ID, Score: h.Score, Summary: h.Summary, Snippet: h.Snippet, Tokens: h.Tokens,
+			Session: h.Session, Project: h.Project, Agent: h.Agent, Kind: h.Kind, Tool: h.Tool, Exit: h.Exit,
+			Created: h.Created, Aliases: h.Aliases}
+	}
+	return out, nil
+}
+
+// catalog adapts the archive to api.Catalog.
+type catalog struct{ s *archive.Store }
+
+func (c catalog) Sessions(ctx context.Context) ([]api.SessionInfo, error) {
+	list, err := c.s.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.SessionInfo, len(list))
+	for i, s := range list {
+		out[i] = api.SessionInfo{Session: s.Session, Entries: s.Entries}
+	}
+	return out, nil
+}
+
+func (c catalog) Stats(ctx context.Context) (any, error) {
+	st, err := c.s.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
+		"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
+		"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
+		"tokens": st.Tokens, "pending_index": st.Pending,
+	}, nil
+}
+
+// The client side of a running server: CLI commands that find one in
+// serve.addr send their work to it (the routing seam in store.go).
+
+// remote is a client of a running memex serve.
+type remote struct {
+	base  string // http://host:port
+	token string
+	hc    *http.Client
+}
+
+// runningServer returns the server named in serve.addr when it answers
+// /healthz; a stale file (a server that was killed) is ignored.
+func (a *app) runningServer(ctx context.Context) (string, *remote, bool) {
+	b, err := os.ReadFile(filepath.Join(a.home, serveAddrFile))
+	if err != nil {
+		return "", nil, false
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	addr := strings.TrimSpace(lines[0])
+	if addr == "" {
+		return "", nil, false
+	}
+	r := &remote{base: "http://" + addr, hc: &http.Client{}}
+	if len(lines) > 1 {
+		if tok, err := os.ReadFile(strings.TrimSpace(lines[1])); err == nil {
+			r.token = strings.TrimSpace(string(tok))
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	resp, err := r.do(pctx, "GET", "/healthz", nil, nil, "")
+	if err != nil {
+		return "", nil, false
+	}
+	resp.Body.Close()
+	return addr, r, true
+}
+
+// remoteError is an error response of the server: its message, matching
+// the memex sentinel of its code.
+type remoteError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.sentinel }
+
+var remoteCodes = map[string]error{
+	"not_found": memex.ErrNotFound, "invalid": memex.ErrInvalid, "ambiguous": memex.ErrAmbiguous,
+	"budget_too_small": memex.ErrBudgetTooSmall, "busy": memex.ErrBusy, "disk_full": memex.ErrDiskFull,
+	"corrupt": memex.ErrCorrupt, "schema": memex.ErrSchema,
+}
+
+// do sends a request; a non-2xx answer is returned as a *remoteError.
+func (r *remote) do(ctx context.Context, method, path string, q url.Values, body io.Reader, ctype string) (*http.Response, error) {
+	u := r.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	var eb api.ErrorBody
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(b, &eb) != nil || eb.Error.Message == "" {
+		return nil, fmt.Errorf("server %s: %s %s: %s", r.base, method, path, resp.Status)
+	}
+	sentinel := remoteCodes[eb.Error.Code]
+	if sentinel == nil {
+		sentinel = errors.New(eb.Error.Code)
+	}
+	return nil, &remoteError{msg: eb.Error.Message, sentinel: sentinel}
+}
+
+func (r *remote) getJSON(ctx context.Context, path string, q url.Values, v any) error {
+	resp, err := r.do(ctx, "GET", path, q, nil, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// route runs the command being executed on the running server, if there is
+// one. routed reports that it did; err is then the command's outcome (a
+// success is an exitStatus of 0, which stops the local command without a
+// message).
+func (a *app) route(ctx context.Context) (routed bool, err error) {
+	addr, r, ok := a.runningServer(ctx)
+	if !ok {
+		return false, nil
+	}
+	c := a.executing()
+	name := ""
+	if c != nil {
+		name = c.Name()
+	}
+	switch name {
+	case "add":
+		err = a.remoteAdd(ctx, r, c)
+	case "show":
+		err = a.remoteShow(ctx, r, c)
+	case "search":
+		err = a.remoteSearch(ctx, r, c)
+	default:
+		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
+			name, addr, memex.ErrBusy)
+	}
+	a.log.Debug("routed through the server", "command", name, "addr", addr)
+	if err != nil {
+		return true, err
+	}
+	return true, &exitStatus{code: exitOK}
+}
+
+func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	str := func(n string) string { v, _ := f.GetString(n); return v }
+	aliases, _ := f.GetStringArray("alias")
+	e := memex.Entry{Project: str("project"), Session: str("session"), Agent: str("agent"),
+		Kind: memex.Kind(str("kind")), Tool: str("tool"), Input: str("input"), AgentSummary: str("summary")}
+	fillDefaults(&e)
+	q := url.Values{}
+	for k, v := range map[string]string{"project": e.Project, "session": e.Session, "agent": e.Agent,
+		"kind": string(e.Kind), "tool": e.Tool, "input": e.Input, "summary": e.AgentSummary} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	q["alias"] = aliases
+	if f.Changed("exit") {
+		n, _ := f.GetInt("exit")
+		q.Set("exit", strconv.Itoa(n))
+	}
+	var in io.Reader = a.stdin
+	if args := f.Args(); len(args) == 1 && args[0] != "-" {
+		fh, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer fh.Close()
+		in = fh
+	}
+	resp, err := r.do(ctx, "POST", "/v1/entries", q, in, "application/octet-stream")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var got memex.Entry
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		return err
+	}
+	if asJSON, _ := f.GetBool("json"); asJSON {
+		return writeJSON(a.stdout, struct {
+			ID      memex.ID `json:"id"`
+			Summary string   `json:"summary"`
+			Tokens  int64    `json:"tokens"`
+			Bytes   int64    `json:"bytes"`
+		}{got.ID, got.DisplaySummary(), got.Tokens, got.Bytes})
+	}
+	_, err = fmt.Fprintln(a.stdout, got.ID)
+	return err
+}
+
+func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	args := f.Args()
+	if len(args) != 1 {
+		return usagef("show takes 1 argument")
+	}
+	q := url.Values{}
+	lines, _ := f.GetString("lines")
+	project, _ := f.GetString("project")
+	budget, _ := f.GetInt("budget")
+	asJSON, _ := f.GetBool("json")
+	if lines != "" {
+		q.Set("lines", lines)
+	}
+	if project != "" {
+		q.Set("project", project)
+	}
+	if budget > 0 {
+		q.Set("budget", strconv.Itoa(budget))
+	}
+	if asJSON || budget > 0 {
+		q.Set("format", "json")
+	}
+	resp, err := r.do(ctx, "GET", "/v1/entries/"+url.PathEscape(args[0]), q, nil, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if !asJSON && budget == 0 {
+		_, err = io.Copy(a.stdout, resp.Body)
+		return err
+	}
+	var raw json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.stdout, raw)
+	}
+	var res struct{ Items []struct{ Content string } }
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Items) != 1 {
+		return fmt.Errorf("show: unexpected answer from the server: %v", err)
+	}
+	_, err = io.WriteString(a.stdout, res.Items[0].Content)
+	return err
+}
+
+func (a *app) remoteSearch(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	q := url.Values{"q": {strings.Join(f.Args(), " ")}}
+	for _, n := range []string{"project", "session", "agent", "kind", "tool", "before", "after"} {
+		if v, _ := f.GetString(n); v != "" {
+			q.Set(n, v)
+		}
+	}
+	limit, _ := f.GetInt("limit")
+	if limit <= 0 {
+		return usagef("--limit %d: want a positive number", limit)
+	}
+	q.Set("limit", strconv.Itoa(limit))
+	var res index.Result
+	if err := r.getJSON(ctx, "/v1/search", q, &res); err != nil {
+		return err
+	}
+	if asJSON, _ := f.GetBool("json"); asJSON {
+		return writeJSON(a.stdout, res)
+	}
+	printHits(a.stdout, a.stderr, res)
+	return nil
+}
+
+// printHits prints search hits as memex search does.
+func printHits(stdout, stderr io.Writer, res index.Result) {
+	for _, h := range res.Hits {
+		fmt.Fprintf(stdout, "%s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
+		if h.Snippet != "" {
+			fmt.Fprintf(stdout, "    %s\n", h.Snippet)
+		}
+	}
+	switch {
+	case len(res.Hits) == 0:
+		fmt.Fprintln(stderr, "no matches")
+	case res.Partial:
+		fmt.Fprintln(stderr, "(partial: the search ran out of time; narrow the query)")
+	case res.Relaxed:
+		fmt.Fprintln(stderr, "(no entry matches every word; these match some)")
+	}
+}

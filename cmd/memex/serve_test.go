@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+)
+
+// startServe runs `memex serve` in process on a free loopback port and
+// returns its address once it serves; the server stops at the test's end.
+func startServe(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := Run(ctx, append([]string{"--home", home, "serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), io.Discard, pw)
+		pw.CloseWithError(io.EOF)
+		done <- err
+	}()
+	sc := bufio.NewScanner(pr)
+	var addr string
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, "on http://"); i >= 0 {
+			addr = strings.Fields(line[i+len("on http://"):])[0]
+			break
+		}
+	}
+	if addr == "" {
+		cancel()
+		t.Fatalf("serve did not start: %v", <-done)
+	}
+	go io.Copy(io.Discard, pr)
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(home, serveAddrFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("serve.addr left behind: %v", err)
+		}
+	})
+	return addr
+}
+
+func TestServeRoutesCommands(t *testing.T) {
+	home := t.TempDir()
+	addr := startServe(t, home)
+	b, err := os.ReadFile(filepath.Join(home, serveAddrFile))
+	if err != nil || strings.TrimSpace(string(b)) != addr {
+		t.Fatalf("serve.addr = %q, %v; want %s", b, err, addr)
+	}
+	body := []byte("=== RUN TestRoute\n--- FAIL: TestRoute\n\xff binary\n")
+	r := run(t, home, body, "add", "--tool", "bash", "--input", "go test", "--alias", "rt1", "--session", "s9", "--exit", "1", "-")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("add through the server: %+v", r)
+	}
+	id := strings.TrimSpace(r.stdout)
+	if _, err := memex.ParseID(id); err != nil {
+		t.Fatalf("add printed %q", r.stdout)
+	}
+	if r := run(t, home, nil, "show", "rt1"); r.code != 0 || r.stdout != string(body) {
+		t.Fatalf("show through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "show", id, "--lines", "2"); r.stdout != "--- FAIL: TestRoute\n" {
+		t.Fatalf("show --lines: %q", r.stdout)
+	}
+	r = run(t, home, nil, "show", id, "--json")
+	var sj showJSON
+	if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil || sj.Session != "s9" || sj.Exit == nil || *sj.Exit != 1 || sj.ContentBase64 == "" {
+		t.Fatalf("show --json: %v %s", err, r.stdout)
+	}
+	if r := run(t, home, nil, "show", id, "--budget", "200"); !strings.Contains(r.stdout, "--- FAIL: TestRoute") {
+		t.Fatalf("show --budget: %+v", r)
+	}
+	if r := run(t, home, nil, "search", "TestRoute", "--session", "s9"); r.code != 0 || !strings.HasPrefix(r.stdout, id) {
+		t.Fatalf("search through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "search", "TestRoute", "--session", "other"); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no matches") {
+		t.Fatalf("filtered search: %+v", r)
+	}
+	if r := run(t, home, nil, "show", "nope"); r.code != 1 || !strings.Contains(r.stderr, "not found") {
+		t.Fatalf("show unknown through the server: %+v", r)
+	}
+	// A command the server does not run fails at once, saying why.
+	if r := run(t, home, nil, "verify"); r.code != 1 || !strings.Contains(r.stderr, "server at "+addr) {
+		t.Fatalf("verify while serving: %+v", r)
+	}
+	if r := run(t, home, nil, "serve", "--addr", "127.0.0.1:0"); r.code != 1 || !strings.Contains(r.stderr, "already running") {
+		t.Fatalf("second serve: %+v", r)
+	}
+}
+
+func TestServeWithToken(t *testing.T) {
+	home := t.TempDir()
+	tokFile := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(tokFile, []byte("0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, home, "--token-file", tokFile)
+	r := run(t, home, []byte("guarded\n"), "add", "-")
+	if r.code != 0 {
+		t.Fatalf("add with token: %+v", r)
+	}
+	if r := run(t, home, nil, "show", strings.TrimSpace(r.stdout)); r.stdout != "guarded\n" {
+		t.Fatalf("show with token: %+v", r)
+	}
+}
+
+func TestServeToken(t *testing.T) {
+	a := &app{home: t.TempDir(), stderr: io.Discard}
+	if tok, _, err := a.serveToken(serveOptions{addr: "127.0.0.1:7077"}); err != nil || tok != "" {
+		t.Fatalf("loopback: %q %v", tok, err)
+	}
+	tok, path, err := a.serveToken(serveOptions{addr: "0.0.0.0:7077"})
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("generated token: %q %v", tok, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode: %v %v", fi.Mode(), err)
+	}
+	if again, _, _ := a.serveToken(serveOptions{addr: "0.0.0.0:7077"}); again != tok {
+		t.Fatalf("token changed on second use")
+	}
+	bad := filepath.Join(t.TempDir(), "short")
+	os.WriteFile(bad, []byte("x\n"), 0o600)
+	if _, _, err := a.serveToken(serveOptions{addr: "0.0.0.0:7077", tokenFile: bad}); !errors.Is(err, memex.ErrInvalid) {
+		t.Fatalf("short token: %v", err)
+	}
+	if _, _, err := a.serveToken(serveOptions{addr: "10.0.0.1:7077", tokenFile: filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Fatal("missing token file: no error")
+	}
+}

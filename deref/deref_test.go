@@ -3,11 +3,13 @@ package deref_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -430,5 +432,54 @@ func golden(t *testing.T, file, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s changed:\n--- got\n%s\n--- want\n%s", file, got, want)
+	}
+}
+
+// TestJSONContract pins the --json shape: exactly the fields of the
+// contract, omitted and missing as arrays even when empty.
+func TestJSONContract(t *testing.T) {
+	s := openStore(t)
+	e := add(t, s, memex.Entry{ID: fixedID(30)}, numbered(200, nil))
+	res, err := deref.New(s).Deref(context.Background(), []string{e.ID.String(), "nope"}, deref.Options{Budget: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	json.Unmarshal(b, &top)
+	keys := func(m map[string]json.RawMessage) string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return strings.Join(ks, ",")
+	}
+	if got := keys(top); got != "budget,items,missing,used" {
+		t.Fatalf("top-level keys %s", got)
+	}
+	var items []map[string]json.RawMessage
+	json.Unmarshal(top["items"], &items)
+	if got := keys(items[0]); got != "complete,content,id,omitted,summary,tokens" {
+		t.Fatalf("item keys %s", got)
+	}
+	var om []map[string]json.RawMessage
+	json.Unmarshal(items[0]["omitted"], &om)
+	if len(om) == 0 || keys(om[0]) != "from,to,tokens" {
+		t.Fatalf("omitted %s", items[0]["omitted"])
+	}
+	if string(top["missing"]) != `["nope"]` {
+		t.Fatalf("missing %s", top["missing"])
+	}
+	whole, err := deref.New(s).Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(whole)
+	if !strings.Contains(string(b), `"omitted":[]`) || !strings.Contains(string(b), `"missing":[]`) || !strings.Contains(string(b), `"complete":true`) {
+		t.Fatalf("empty lists must be arrays: %s", b[:min(len(b), 300)])
 	}
 }

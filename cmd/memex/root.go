@@ -86,6 +86,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.searchCommand(), a.reindexCommand(), a.forgetCommand(),
 		a.derefCommand(), a.contextCommand(),
 		a.serveCommand(),
+		a.mcpCommand(),
 	)
 	return root
 }

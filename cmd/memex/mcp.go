@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) mcpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the memex MCP tools over stdio (for hosts that spawn MCP servers)",
+		Long: `Serve memex_search, memex_read, memex_compress and memex_context over stdio (MCP,
+newline-delimited JSON-RPC). The store is opened for each tool call and released after
+it, so hooks and other memex commands are never locked out while an agent runs.
+
+The live session (the default of memex_compress and memex_context) comes from
+$CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
+		Example: `  claude mcp add --scope user memex -- memex mcp
+  codex mcp add memex -- memex mcp`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			srv, err := a.toolServer()
+			if err != nil {
+				return err
+			}
+			return srv.ServeStdio(c.Context(), a.stdin, a.stdout)
+		},
+	}
+}
+
+// toolServer is an api.Server over the store opened per call.
+func (a *app) toolServer() (*api.Server, error) {
+	ls := lockedStore{a}
+	return api.New(api.Options{Store: ls, Index: ls, Catalog: ls, Session: liveSession, Agent: liveAgent(),
+		Version: version, Logger: a.log})
+}
+
+// liveSession is the agent session memex runs in, from the host's
+// environment.
+func liveSession() string {
+	for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+		if s := os.Getenv(v); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func liveAgent() string {
+	switch {
+	case os.Getenv("CLAUDE_CODE_SESSION_ID") != "":
+		return "claude-code"
+	case os.Getenv("CODEX_THREAD_ID") != "":
+		return "codex"
+	}
+	return "mcp"
+}
+
+// lockedStore opens the store under the lock for each call and releases
+// both before returning: a long-lived MCP server must not hold the store.
+// Bodies are read whole before the release.
+type lockedStore struct{ a *app }
+
+var (
+	_ api.Store   = lockedStore{}
+	_ api.Index   = lockedStore{}
+	_ api.Catalog = lockedStore{}
+)
+
+// with runs fn with the store open (read-only under a shared lock unless
+// write).
+func (l lockedStore) with(ctx context.Context, write bool, fn func(*archive.Store) error) error {
+	a := l.a
+	if addr, _, ok := a.runningServer(ctx); ok {
+		return fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",
+			addr, addr, memex.ErrBusy)
+	}
+	if err := os.MkdirAll(a.home, 0o700); err != nil {
+		return err
+	}
+	readOnly := !write
+	if _, err := os.Stat(filepath.Join(a.home, "store", "CURRENT")); err != nil {
+		readOnly = false
+	}
+	lk := flock.New(filepath.Join(a.home, "lock"))
+	if err := waitLock(ctx, lk, readOnly, lockTimeout()); err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly})
+	if err != nil {
+		return err
+	}
+	err = fn(s)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (l lockedStore) Resolve(ctx context.Context, ref, project string) (id memex.ID, err error) {
+	err = l.with(ctx, false, func(s *archive.Store) error { id, err = s.Resolve(ctx, ref, project); return err })
+	return id, err
+}
+
+func (l lockedStore) Get(ctx context.Context, id memex.ID) (e memex.Entry, err error) {
+	err = l.with(ctx, false, func(s *archive.Store) error { e, err = s.Get(ctx, id); return err })
+	return e, err
+}
+
+func (l lockedStore) Body(ctx context.Context, id memex.ID) (io.ReadCloser, error) {
+	return l.Lines(ctx, id, 1, 0)
+}
+
+func (l lockedStore) Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error) {
+	var b []byte
+	err := l.with(ctx, false, func(s *archive.Store) error {
+		rc, err := s.Lines(ctx, id, from, to)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		b, err = io.ReadAll(rc)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+func (l lockedStore) Session(ctx context.Context, session string, fn func(memex.Entry) error) error {
+	var entries []memex.Entry
+	if err := l.with(ctx, false, func(s *archive.Store) error {
+		return s.Session(ctx, session, func(e memex.Entry) error { entries = append(entries, e); return nil })
+	}); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error {
+	var entries []memex.Entry
+	if err := l.with(ctx, false, func(s *archive.Store) error {
+		return s.Scan(ctx, from, to, func(e memex.Entry) error { entries = append(entries, e); return nil })
+	}); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
+	err = l.with(ctx, true, func(s *archive.Store) error { got, err = s.Add(ctx, e, body); return err })
+	return got, err
+}
+
+func (l lockedStore) Search(ctx context.Context, q api.Query) (res api.SearchResult, err error) {
+	err = l.with(ctx, true, func(s *archive.Store) error {
+		ix, err := index.Open(filepath.Join(l.a.home, "index"), &index.Options{Content: s.Body})
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		res, err = searcher{s, ix}.Search(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+func (l lockedStore) Sessions(ctx context.Context) (list []api.SessionInfo, err error) {
+	err = l.with(ctx, false, func(s *archive.Store) error { list, err = catalog{s}.Sessions(ctx); return err })
+	return list, err
+}
+
+func (l lockedStore) Stats(ctx context.Context) (st any, err error) {
+	err = l.with(ctx, false, func(s *archive.Store) error { st, err = catalog{s}.Stats(ctx); return err })
+	return st, err
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// TestMCPStdioBinary talks to the built binary's `memex mcp` with the SDK's
+// client, as a host that spawns MCP servers does.
+func TestMCPStdioBinary(t *testing.T) {
+	home := t.TempDir()
+	out := "ok  \tgithub.com/x/y\t0.01s\n--- FAIL: TestZ\n    z_test.go:9: want 3, got 4\n"
+	r := run(t, home, []byte(out), "add", "--tool", "bash", "--input", "go test ./...", "--session", "sess-1", "--alias", "toolu_9", "-")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	id := strings.TrimSpace(r.stdout)
+
+	cmd := exec.Command(memexBin, "--home", home, "mcp")
+	cmd.Env = append(os.Environ(), "CLAUDE_CODE_SESSION_ID=sess-1", "MEMEX_SESSION=")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	if text, isErr := toolText(t, cs, "memex_search", map[string]any{"query": "want 3"}); isErr || !strings.Contains(text, id) {
+		t.Fatalf("search: %v %q", isErr, text)
+	}
+	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": []string{"toolu_9"}}); isErr || !strings.Contains(text, out) {
+		t.Fatalf("read: %v %q", isErr, text)
+	}
+	if text, isErr := toolText(t, cs, "memex_context", map[string]any{}); isErr || !strings.Contains(text, id) {
+		t.Fatalf("context of the live session: %v %q", isErr, text)
+	}
+	text, isErr := toolText(t, cs, "memex_compress", map[string]any{"summary": "Z fails: want 3 got 4",
+		"blocks": []map[string]any{{"key": "ctx_z_001", "start_anchor": "--- FAIL: TestZ", "end_anchor": "got 4"}}})
+	if isErr || !strings.Contains(text, "ctx_z_001") {
+		t.Fatalf("compress: %v %q", isErr, text)
+	}
+	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": "nope"}); !isErr || text == "" {
+		t.Fatalf("bad arguments: %v %q", isErr, text)
+	}
+	// The store is not held between calls: the CLI reads what compress wrote.
+	if r := run(t, home, nil, "show", "ctx_z_001"); r.stdout != "--- FAIL: TestZ\n    z_test.go:9: want 3, got 4" {
+		t.Fatalf("show compressed block: %+v", r)
+	}
+	if r := run(t, home, nil, "show", "ctx_z_001", "--json"); !strings.Contains(r.stdout, `"agent": "claude-code"`) || !strings.Contains(r.stdout, `"session": "sess-1"`) {
+		t.Fatalf("compressed block metadata: %s", r.stdout)
+	}
+}

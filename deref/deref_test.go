@@ -163,6 +163,19 @@ func TestWholeWhenItFits(t *testing.T) {
 	}
 }
 
+func TestEmptyEntry(t *testing.T) {
+	s := openStore(t)
+	e := add(t, s, memex.Entry{ID: fixedID(31)}, "")
+	res, err := deref.New(s).Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 100, map[string]string{e.ID.String(): ""})
+	if it := res.Items[0]; !it.Complete || it.Content != "" {
+		t.Fatalf("item = %+v", it)
+	}
+}
+
 func TestWindowsFindQueryAndEnds(t *testing.T) {
 	s := openStore(t)
 	body := numbered(400, func(i int) string {

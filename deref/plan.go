@@ -274,7 +274,7 @@ func (it *item) plan(b int, minimal bool) bool {
 	n := it.t.lines()
 	if n == 0 {
 		it.whole = true
-		return it.hc <= b
+		return minimal || it.hc <= b
 	}
 	if !minimal && it.planWhole(b) {
 		return true

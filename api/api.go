@@ -98,12 +98,26 @@ type ContextResult struct {
 	Text string `json:"text"`
 }
 
+// IngestRequest asks the server to import transcripts it can read.
+type IngestRequest struct {
+	Format string   `json:"format"`
+	Paths  []string `json:"paths"`
+}
+
+// Ingester imports transcripts (cmd/memex adapts ingest); the result is
+// JSON-encodable.
+type Ingester interface {
+	Ingest(ctx context.Context, req IngestRequest) (any, error)
+}
+
 // Options configure New. Store is required; a nil Index or Catalog makes
 // the routes and tools that need it answer 501 (a tool error over MCP).
 type Options struct {
 	Store   Store
 	Index   Index
 	Catalog Catalog
+	// Ingester serves POST /v1/ingest; nil answers 501.
+	Ingester Ingester
 
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on
 	// every route but /healthz.

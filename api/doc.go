@@ -30,6 +30,8 @@
 //	GET  /v1/sessions                   every session with its entry count
 //	GET  /v1/sessions/{session}         the session's entries in order (replay)
 //	GET  /v1/stats                      archive figures
+//	POST /v1/ingest                     {"format":"claude-code","paths":[...]}:
+//	                                    import transcripts the server can read
 //	     /mcp                           MCP, streamable HTTP
 //
 // Errors are {"error":{"code":"not_found","message":"..."}} with the status

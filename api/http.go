@@ -44,6 +44,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/sessions", s.handleSessions)
 			r.Get("/sessions/{session}", s.handleSession)
 			r.Get("/stats", s.handleStats)
+			r.Post("/ingest", s.handleIngest)
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())
@@ -427,4 +428,26 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Ingester == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	var req IngestRequest
+	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Format == "" || len(req.Paths) == 0 {
+		s.writeError(w, r, fmt.Errorf("ingest: format and paths are required: %w", memex.ErrInvalid))
+		return
+	}
+	rep, err := s.opts.Ingester.Ingest(r.Context(), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
 }

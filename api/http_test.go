@@ -427,3 +427,22 @@ func TestGetBudgetUsesDeref(t *testing.T) {
 		t.Fatalf("budgeted get: %+v", dj)
 	}
 }
+
+type fakeIngester struct{ got *IngestRequest }
+
+func (f fakeIngester) Ingest(_ context.Context, req IngestRequest) (any, error) {
+	*f.got = req
+	return map[string]int{"added": len(req.Paths)}, nil
+}
+
+func TestIngest(t *testing.T) {
+	var got IngestRequest
+	s, _ := newTestServer(t, "", Options{Ingester: fakeIngester{&got}})
+	w := do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code","paths":["/t/a.jsonl"]}`))
+	if w.Code != 200 || got.Format != "claude-code" || len(got.Paths) != 1 || !strings.Contains(w.Body.String(), `"added":1`) {
+		t.Fatalf("ingest: %d %s %+v", w.Code, w.Body, got)
+	}
+	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code"}`)), 400, "invalid")
+	bare, _ := newTestServer(t, "", Options{})
+	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`)), 501, "not_implemented")
+}

@@ -67,8 +67,9 @@
 //
 // The token cost printed in a marker is exact for bodies up to 8 KB. For
 // larger ones it is the entry's remaining tokens (the archive stores the
-// exact total of every body) shared among the omitted spans by their bytes:
-// counting a megabyte of omitted text would cost more than the whole deref.
+// total of every body) shared among the omitted spans by their bytes, and
+// printed with a "~" ("(~2,210 tokens)"): counting a megabyte of omitted
+// text would cost more than the whole deref.
 //
 // # Several entries, one budget
 //

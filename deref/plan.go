@@ -111,6 +111,7 @@ type gap struct {
 	bytes    int
 	cutLine  bool
 	tokens   int
+	est      bool // tokens shared out by bytes, not counted
 }
 
 // gaps lists what the windows leave out, in order, with token counts: exact
@@ -171,6 +172,7 @@ func (it *item) gaps(ivs []interval, cut *piece) ([]gap, int) {
 		rem = max(it.total-shown, 0)
 	}
 	for i := range out {
+		out[i].est = true
 		if omittedBytes > 0 {
 			out[i].tokens = int(int64(rem) * int64(out[i].bytes) / int64(omittedBytes))
 		}
@@ -188,12 +190,16 @@ func (it *item) marker(g gap, cut *piece) string {
 		lines = "line " + strconv.Itoa(g.from)
 	}
 	show := "; memex show " + it.id + " --lines " + strconv.Itoa(g.from) + ":" + strconv.Itoa(g.to) + "]"
+	tok := commas(g.tokens)
+	if g.est {
+		tok = "~" + tok
+	}
 	if g.cutLine {
 		s, e := it.t.bounds(g.from, g.to)
 		return "[memex: " + lines + " cut: bytes " + strconv.Itoa(cut.start-s+1) + "-" + strconv.Itoa(cut.end-s) +
-			" of " + strconv.Itoa(e-s) + " shown (" + commas(g.tokens) + " tokens omitted)" + show
+			" of " + strconv.Itoa(e-s) + " shown (" + tok + " tokens omitted)" + show
 	}
-	return "[memex: " + lines + " omitted (" + commas(g.tokens) + " tokens)" + show
+	return "[memex: " + lines + " omitted (" + tok + " tokens)" + show
 }
 
 // markerTokens counts a marker line exactly. cl100k splits digit runs into

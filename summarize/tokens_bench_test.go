@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -150,6 +151,30 @@ func BenchmarkCounter(b *testing.B) {
 					rest = rest[k:]
 				}
 				c.Count()
+			}
+			clock.report(int64(len(data)))
+		})
+	}
+}
+
+// BenchmarkCountLines counts 1 MiB of one repeated line, warm: separator
+// lines longer than 64 bytes (the big-piece cache) and non-ASCII text (the
+// BMP class table).
+func BenchmarkCountLines(b *testing.B) {
+	vocab()
+	for name, line := range map[string]string{
+		"equals80": strings.Repeat("=", 80),
+		"box60":    strings.Repeat("─", 60),
+		"cyrillic": "Привет, мир! Это строка текста для подсчёта токенов.",
+		"cjk":      "这是一个用于计算令牌数量的中文句子。",
+	} {
+		data := []byte(strings.Repeat(line+"\n", (1<<20)/(len(line)+1)))
+		b.Run(name, func(b *testing.B) {
+			Count(data)
+			b.SetBytes(int64(len(data)))
+			clock := startCPU(b)
+			for b.Loop() {
+				Count(data)
 			}
 			clock.report(int64(len(data)))
 		})

@@ -55,47 +55,61 @@ func countShort(t *rankTable, p []byte) int {
 	return n
 }
 
-// countLong counts a piece through the vocabulary, the piece cache and, on
-// a miss, the merge.
+// countLong counts a piece of 8 bytes or more through the vocabulary, the
+// piece caches and, on a miss, the merge.
 func countLong(t *rankTable, p []byte) int {
 	h := hashBytes(p)
-	if t.rank(p, h) != noRank {
+	if len(p) <= maxTokenLen && t.rank(p, h) != noRank {
 		return 1
 	}
-	if len(p) > maxCachedPiece {
+	var cache []atomic.Pointer[cacheEntry]
+	switch {
+	case len(p) <= maxCachedPiece:
+		cache = pieceCache[:]
+	case len(p) <= maxCachedBigPiece:
+		cache = bigPieceCache[:]
+	default:
 		return bpeCount(t, p)
 	}
-	i := h & (cacheSlots - 1) &^ 1
-	first := pieceCache[i].Load()
+	i := h & uint64(len(cache)-1) &^ 1
+	first := cache[i].Load()
 	if first != nil && first.key == string(p) {
 		return int(first.n)
 	}
-	if e := pieceCache[i+1].Load(); e != nil && e.key == string(p) {
+	if e := cache[i+1].Load(); e != nil && e.key == string(p) {
 		return int(e.n)
 	}
 	n := bpeCount(t, p)
 	if first != nil {
-		pieceCache[i+1].Store(first)
+		cache[i+1].Store(first)
 	}
-	pieceCache[i].Store(&cacheEntry{key: string(p), n: int32(n)})
+	cache[i].Store(&cacheEntry{key: string(p), n: int32(n)})
 	return n
 }
 
-// The piece cache maps pieces that are not themselves tokens to their token
-// count, so that the words and identifiers tool output repeats are merged
-// once; the short cache above takes pieces under 8 bytes, this one longer
-// pieces up to maxCachedPiece. It is 2-way set-associative like the short
+// maxTokenLen is the length of the longest cl100k_base token.
+const maxTokenLen = 128
+
+// The piece caches map pieces that are not themselves tokens to their token
+// count, so that the words, identifiers and separator lines tool output
+// repeats are merged once; the short cache above takes pieces under 8
+// bytes, pieceCache pieces up to 64 bytes, bigPieceCache the rarer longer
+// ones up to 1 KiB (runs like an 80-column line of '=' or '-', which cost
+// about 10 µs each to merge). Both are 2-way set-associative like the short
 // cache. Each slot is an atomic pointer to an immutable entry, so readers
 // and writers on any goroutines need no lock, and a reader sees either an
 // old entry or a new one, both correct (the key is compared in full).
 //
-// Memory bound: 65,536 slots of 8 bytes, each pointing to at most one entry
-// of 24 bytes plus a key of at most 64 bytes: at most 65,536 × (8 + 24 +
-// 64) bytes = 6 MiB. With the short cache, 7 MiB in all; typical keys are
-// 8 to 16 bytes, which makes it about 3.5 MiB when full.
+// Memory bound: a slot is 8 bytes and points to at most one entry of 24
+// bytes plus its key. pieceCache: 65,536 × (8 + 24 + 64) bytes = 6 MiB;
+// bigPieceCache: 4,096 × (8 + 24 + 1,024) bytes = 4.1 MiB; with the short
+// cache, 11.1 MiB in all. Typical keys are 8 to 16 bytes, which makes
+// pieceCache about 3.5 MiB when full.
 const (
-	cacheSlots     = 1 << 16
-	maxCachedPiece = 64
+	cacheSlots        = 1 << 16
+	maxCachedPiece    = 64
+	bigCacheSlots     = 1 << 12
+	maxCachedBigPiece = 1 << 10
 )
 
 type cacheEntry struct {
@@ -103,12 +117,18 @@ type cacheEntry struct {
 	n   int32
 }
 
-var pieceCache [cacheSlots]atomic.Pointer[cacheEntry]
+var (
+	pieceCache    [cacheSlots]atomic.Pointer[cacheEntry]
+	bigPieceCache [bigCacheSlots]atomic.Pointer[cacheEntry]
+)
 
-// resetPieceCache empties both caches (for cold-cache benchmarks and tests).
+// resetPieceCache empties the caches (for cold-cache benchmarks and tests).
 func resetPieceCache() {
 	for i := range pieceCache {
 		pieceCache[i].Store(nil)
+	}
+	for i := range bigPieceCache {
+		bigPieceCache[i].Store(nil)
 	}
 	for i := range shortCache {
 		shortCache[i].Store(0)

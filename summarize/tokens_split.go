@@ -89,8 +89,31 @@ func classAt(b []byte, i int) (uint8, int) {
 
 func classAtRune(b []byte, i int) (uint8, int) {
 	r, n := utf8.DecodeRune(b[i:])
+	if r < 1<<16 {
+		return bmpClass[r], n
+	}
 	return classOfRune(r), n
 }
+
+// bmpClass is classOfRune for the Basic Multilingual Plane, where nearly all
+// non-ASCII text lives, so that the Unicode path is one table lookup too
+// (64 KiB, filled from the Unicode range tables at start-up in about 0.1 ms).
+var bmpClass = func() *[1 << 16]uint8 {
+	t := new([1 << 16]uint8) // clsOther is 0
+	fill := func(tab *unicode.RangeTable, cls uint8) {
+		for _, r := range tab.R16 {
+			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
+				t[c] = cls
+			}
+		}
+	}
+	// The classes are disjoint, but for \r, \n and U+007F, set last.
+	fill(unicode.L, clsLetter)
+	fill(unicode.N, clsNumber)
+	fill(unicode.White_Space, clsSpace)
+	t['\r'], t['\n'], t[0x7f] = clsNewline, clsNewline, clsSkip
+	return t
+}()
 
 // nextPiece returns the end and the kind of the piece that starts at b[i],
 // i < len(b).
@@ -187,11 +210,11 @@ func letterRun(b []byte, j int) int {
 			j++
 			continue
 		}
-		r, n := utf8.DecodeRune(b[j:])
-		if !unicode.IsLetter(r) {
-			return j
+		if cl, n := classAtRune(b, j); cl == clsLetter {
+			j += n
+			continue
 		}
-		j += n
+		return j
 	}
 	return j
 }

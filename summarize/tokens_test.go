@@ -192,7 +192,7 @@ func TestRuneClasses(t *testing.T) {
 		cls := classOfRune(r)
 		if r == 0x7f {
 			// The reference's ASCII bitmaps leave DELETE out of every set.
-			if cls != clsSkip || asciiClass[r] != clsSkip {
+			if cls != clsSkip || asciiClass[r] != clsSkip || bmpClass[r] != clsSkip {
 				t.Fatalf("DELETE is not skipped")
 			}
 			continue
@@ -215,6 +215,9 @@ func TestRuneClasses(t *testing.T) {
 		}
 		if r < utf8.RuneSelf && asciiClass[r] != cls {
 			t.Fatalf("asciiClass[%U] = %d, want %d", r, asciiClass[r], cls)
+		}
+		if r < 1<<16 && bmpClass[r] != cls {
+			t.Fatalf("bmpClass[%U] = %d, want %d", r, bmpClass[r], cls)
 		}
 	}
 }

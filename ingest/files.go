@@ -36,6 +36,28 @@ func readFile(p string) ([]byte, error) {
 	return decompress(f)
 }
 
+// readResume reads the first min(headLen, resume) bytes of p and
+// everything from resume on.
+func readResume(p string, resume int64) (head, tail []byte, err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ingest: read: %w", err)
+	}
+	defer f.Close()
+	head = make([]byte, min(int64(headLen), resume))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, nil, fmt.Errorf("ingest: read: %w", err)
+	}
+	if _, err := f.Seek(resume, io.SeekStart); err != nil {
+		return nil, nil, fmt.Errorf("ingest: read: %w", err)
+	}
+	tail, err = io.ReadAll(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ingest: read: %w", err)
+	}
+	return head, tail, nil
+}
+
 func decompress(r io.Reader) ([]byte, error) {
 	d, err := zstd.NewReader(r, zstd.WithDecoderMaxMemory(maxDecompressed), zstd.WithDecoderConcurrency(1))
 	if err != nil {

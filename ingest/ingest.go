@@ -396,20 +396,30 @@ func (r *runner) file(ctx context.Context, t target) error {
 		return nil
 	}
 	src := &source{path: t.path, format: t.format, mtime: t.mtime, opts: r.opts, rep: r.rep, proj: r.project, line: 1}
-	var data []byte
+	// head holds the file's first bytes, at least up to headLen or the
+	// resume point, for the rewrite check of the next run.
+	var head []byte
 	if t.format != OpenCode {
-		var err error
-		data, err = readFile(t.path)
-		if err != nil {
-			return err
+		resumed := false
+		if havePrev && lineFormat(t.format, t.path) && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= t.size && int64(prev.HeadLen) <= prev.Resume {
+			// A grown transcript: read only its head (to see it is the
+			// same file) and what follows the resume point.
+			h, tail, err := readResume(t.path, prev.Resume)
+			if err != nil {
+				return err
+			}
+			if headHash(h[:prev.HeadLen]) == prev.Head {
+				resumed = true
+				head = h
+				src.base, src.line, src.st, src.data = prev.Resume, prev.Line, prev, tail
+			}
 		}
-		src.data = data
-		if havePrev && lineFormat(t.format, t.path) && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= int64(len(data)) &&
-			prev.HeadLen <= len(data) && headHash(data[:prev.HeadLen]) == prev.Head {
-			src.base = prev.Resume
-			src.line = prev.Line
-			src.st = prev
-			src.data = data[prev.Resume:]
+		if !resumed {
+			data, err := readFile(t.path)
+			if err != nil {
+				return err
+			}
+			head, src.data = data, data
 		}
 		r.rep.Bytes += int64(len(src.data))
 	} else {
@@ -424,13 +434,13 @@ func (r *runner) file(ctx context.Context, t target) error {
 		return err
 	}
 	st := FileState{V: stateVersion, Format: t.format, Size: t.size, ModTime: t.mtime.UnixNano()}
-	st.HeadLen = min(len(data), headLen)
+	st.HeadLen = min(len(head), headLen)
 	if lineFormat(t.format, t.path) {
 		st.HeadLen = int(min(int64(st.HeadLen), src.resume))
 		st.Resume, st.Line, st.Tools = src.resume, src.resumeLine, src.resumeTool
 		st.Session, st.Project, st.Cwd, st.SessionTools = src.st.Session, src.st.Project, src.st.Cwd, src.st.SessionTools
 	}
-	st.Head = headHash(data[:st.HeadLen])
+	st.Head = headHash(head[:st.HeadLen])
 	b, _ := json.Marshal(st)
 	if err := r.sink.SetState(ctx, key, b); err != nil {
 		return fmt.Errorf("ingest: set state %s: %w: %w", t.path, err, errSink)

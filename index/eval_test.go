@@ -299,6 +299,7 @@ func BenchmarkRetrieval(b *testing.B) {
 func BenchmarkIndexCorpora(b *testing.B) {
 	docs := excerpted(b, docsOf(loadCalls(b), "corpora"))
 	b.SetBytes(contentBytes(docs))
+	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -308,12 +309,15 @@ func BenchmarkIndexCorpora(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		c := cpuTime()
 		addParallel(b, ix, docs)
+		cpu += cpuTime() - c
 		b.StopTimer()
 		ix.Close()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	b.ReportMetric(float64(contentBytes(docs))*float64(b.N)/1e6/cpu.Seconds(), "MB/CPU-s")
 }
 
 // scaled repeats the corpora's calls until there are n entries, each copy

@@ -232,7 +232,8 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 		}
 		return Hit{}, false, fmt.Errorf("index: search: content of %s: %w", id, err)
 	}
-	if check && !matchesAll(phraseRes, [][]byte{content, []byte(e.Summary), []byte(e.AgentSummary), []byte(e.Input)}) {
+	if check && !matchesAll(phraseRes, [][]byte{bytes.ToLower(content), []byte(strings.ToLower(e.Summary)),
+		[]byte(strings.ToLower(e.AgentSummary)), []byte(strings.ToLower(e.Input))}) {
 		return h, false, nil
 	}
 	h.Snippet = snippetOf(content, terms)
@@ -268,9 +269,10 @@ func matchesAll(res []*regexp.Regexp, hay [][]byte) bool {
 	return true
 }
 
-// phraseRegexp matches the phrase's pieces in order, case-insensitively,
+// phraseRegexp matches the phrase's pieces in order in lower-cased text,
 // separated by anything but letters and digits (so "parse config" also
-// matches parseConfig and parse_config).
+// matches parseConfig and parse_config). Lower-casing the text once beats
+// (?i): the expression keeps a literal prefix to scan for.
 func phraseRegexp(ph qphrase) *regexp.Regexp {
 	var pieces []string
 	for _, w := range ph.words {
@@ -282,7 +284,7 @@ func phraseRegexp(ph qphrase) *regexp.Regexp {
 			pieces = append(pieces, regexp.QuoteMeta(pc))
 		}
 	}
-	return regexp.MustCompile(`(?i)` + strings.Join(pieces, `[^\pL\pN]*`))
+	return regexp.MustCompile(strings.Join(pieces, `[^\pL\pN]*`))
 }
 
 // build makes the bleve query: every word (any word, when relaxed), every

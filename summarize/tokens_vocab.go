@@ -30,7 +30,7 @@ const noRank = ^uint32(0)
 // A lookup costs one hash and usually one slot.
 //
 // A slot packs, from the low bits: the token's offset in blob (20 bits; the
-// blob is 643,830 bytes), its length (8 bits; the longest token is 128
+// blob is 306,781 bytes), its length (8 bits; the longest token is 128
 // bytes), its rank (17 bits) and 19 bits of its hash as a tag that rules out
 // most mismatches before the bytes are compared. Zero is an empty slot (no
 // token is empty, so a used slot has a non-zero length field).
@@ -92,7 +92,9 @@ func newRankTable(toks []string) *rankTable {
 	}
 	size := 0
 	for _, tok := range toks {
-		size += len(tok)
+		if len(tok) > shortMax {
+			size += len(tok)
+		}
 	}
 	if size >= 1<<slotOffBits || len(toks) >= 1<<(slotTagShift-slotRankSh) {
 		panic("summarize: cl100k_base vocabulary does not fit the rank table")

@@ -106,7 +106,7 @@ func newRankTable(toks []string) *rankTable {
 			nshort++
 		}
 	}
-	shortLog := bits.Len(uint(nshort)) // load between 1/2 and 1
+	shortLog := bits.Len(uint(nshort + nshort/2)) // load between 1/3 and 2/3
 	t.short = make([]uint64, 1<<shortLog)
 	t.shortRank = make([]uint32, 1<<shortLog)
 	t.shortMask = 1<<shortLog - 1

@@ -119,7 +119,7 @@ func newRankTable(toks []string) *rankTable {
 			t.pairs[int(tok[0])<<8|int(tok[1])] = uint32(rank) + 1
 		}
 		if len(tok) <= shortMax {
-			w := packShort([]byte(tok))
+			w := packShort(stringBytes(tok))
 			for i := shortHash(w) & t.shortMask; ; i = (i + 1) & t.shortMask {
 				if t.short[i] == 0 {
 					t.short[i], t.shortRank[i] = w, uint32(rank)

@@ -23,7 +23,7 @@ const (
 
 // errorPatterns are matched case-insensitively; together they find the
 // lines a reader of a failed run looks for first.
-var errorPatterns = []string{"error", "fail", "traceback", "panic", "exception", "fatal", "assert"}
+var errorPatterns = []string{"error", "fail", "panic", "exception", "fatal", "assert"}
 
 // queryTerms splits a query into lower-case terms, dropping duplicates.
 func queryTerms(q string) []string {

@@ -41,8 +41,9 @@
 // An entry is shown whole when header and body fit. Otherwise lines are
 // scored: every distinct query term on a line (ASCII case-insensitive)
 // scores 10, the whole query as a phrase 5 more, and a line that looks like
-// an error ("error", "fail", "traceback", "panic", "exception", "fatal",
-// "assert") 3. Windows are then added greedily while the planned cost fits:
+// an error ("error", "fail", "panic", "exception", "fatal", "assert") 3.
+// ("traceback" is left out: a Python traceback ends in the exception line,
+// which matches, and 't' starts too many words to scan for cheaply.) Windows are then added greedily while the planned cost fits:
 //
 //  1. the best line (highest score, earliest on ties; the last line when
 //     nothing scores) with 3 lines of context on each side, shrinking the

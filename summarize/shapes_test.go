@@ -188,6 +188,8 @@ func TestShapes(t *testing.T) {
 			[]string{"https://example.com/ — Example Domain"}},
 		{"reasoning first sentence", Input{Kind: memex.KindReasoning, Head: []byte("THOUGHT: The bug is in parse(), e.g. the loop. Then we fix it.\n\nMore.")},
 			[]string{"The bug is in parse(), e.g. the loop."}},
+		{"message without its wrapper tag", Input{Kind: memex.KindMessage, Head: []byte("<pr_description>\nConsider the following PR description: Queryset crashes when unpickled. Details follow.")},
+			[]string{"Consider the following PR description: Queryset crashes when unpickled."}},
 		{"unknown shape keeps first line and count", Input{Input: "echo hi", Lines: 1, Head: []byte("hi\n")},
 			[]string{"echo hi · hi · 1 lines"}},
 		{"tail holds the test counts", Input{Input: "pytest", Head: []byte("============================= test session starts ==============================\ncollected 9 items\n"), Tail: []byte("=================== 1 failed, 8 passed in 2.00s ===================\n")},

@@ -60,6 +60,14 @@ func firstSentence(text string) string {
 		t = strings.TrimSpace(strings.TrimPrefix(t, p))
 	}
 	t = strings.TrimLeft(t, "# ")
+	// A leading markup tag ("<pr_description>") is a wrapper, not prose.
+	for strings.HasPrefix(t, "<") {
+		i := strings.IndexByte(t, '>')
+		if i < 0 || i > 64 || strings.ContainsAny(t[:i], " \n") {
+			break
+		}
+		t = strings.TrimSpace(t[i+1:])
+	}
 	// A paragraph break ends the sentence even without punctuation.
 	if i := strings.Index(t, "\n\n"); i >= 0 {
 		t = t[:i]

@@ -56,20 +56,6 @@ func (t *text) line(i int) []byte {
 	return t.b[s:e]
 }
 
-// lineAt returns the line holding byte offset off.
-func (t *text) lineAt(off int) int {
-	lo, hi := 0, len(t.starts)
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if t.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo + 1
-}
-
 // hugeLine is the size above which a line is not counted exactly: such a
 // line is treated as exceeding any budget and cut (counting a megabyte takes
 // a large fraction of a second).

@@ -42,7 +42,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 
 // toolServer is an api.Server over the store opened per call.
 func (a *app) toolServer() (*api.Server, error) {
-	ls := lockedStore{a}
+	ls := lockedStore{a: a}
 	return api.New(api.Options{Store: ls, Index: ls, Catalog: ls, Session: liveSession, Agent: liveAgent(),
 		Version: version, Logger: a.log})
 }
@@ -71,7 +71,10 @@ func liveAgent() string {
 // lockedStore opens the store under the lock for each call and releases
 // both before returning: a long-lived MCP server must not hold the store.
 // Bodies are read whole before the release.
-type lockedStore struct{ a *app }
+type lockedStore struct {
+	a    *app
+	wait time.Duration // for the lock; 0 means lockTimeout()
+}
 
 var (
 	_ api.Store   = lockedStore{}
@@ -95,7 +98,11 @@ func (l lockedStore) with(ctx context.Context, write bool, fn func(*archive.Stor
 		readOnly = false
 	}
 	lk := flock.New(filepath.Join(a.home, "lock"))
-	if err := waitLock(ctx, lk, readOnly, lockTimeout()); err != nil {
+	wait := l.wait
+	if wait <= 0 {
+		wait = lockTimeout()
+	}
+	if err := waitLock(ctx, lk, readOnly, wait); err != nil {
 		return err
 	}
 	defer lk.Unlock()

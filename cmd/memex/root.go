@@ -87,6 +87,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.derefCommand(), a.contextCommand(),
 		a.serveCommand(),
 		a.mcpCommand(),
+		a.hookCommand(),
 	)
 	return root
 }

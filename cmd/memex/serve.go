@@ -22,6 +22,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/spf13/cobra"
 )
@@ -129,7 +130,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	defer ix.Close()
 	srv, err := api.New(api.Options{
-		Store: s, Index: searcher{s, ix}, Catalog: catalog{s},
+		Store: s, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s},
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 	})
 	if err != nil {
@@ -152,6 +153,12 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		catchup.Follow(fctx, s, ix, catchup.FollowOptions{
 			OnError: func(err error) { a.log.Warn("index catch-up", "err", err) },
 			OnRound: func(st catchup.Stats) {
+				// Hooks spool what they could not archive while the store
+				// was taken; the server holds it for good, so it archives
+				// the spool itself.
+				if err := a.drainSpool(fctx, s); err != nil {
+					a.log.Warn("spool", "err", err)
+				}
 				if st.Indexed+st.Deleted > 0 {
 					a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
 				}
@@ -239,6 +246,17 @@ func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 			Created: h.Created, Aliases: h.Aliases}
 	}
 	return out, nil
+}
+
+// importer adapts ingest to api.Ingester.
+type importer struct{ s *archive.Store }
+
+func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (any, error) {
+	f, err := ingest.ParseFormat(req.Format)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.Run(ctx, im.s, ingest.Options{Format: f, Paths: req.Paths})
 }
 
 // catalog adapts the archive to api.Catalog.

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/redact"
+	"github.com/memex-archive/memex/internal/testutil"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ccCall is one tool call of a Claude Code transcript with its result.
+type ccCall struct {
+	id, name string
+	input    json.RawMessage
+	response json.RawMessage // toolUseResult, or the tool_result content
+}
+
+// readCalls extracts the tool calls of a transcript, in order, as the
+// host would have passed them to PostToolUse.
+func readCalls(t *testing.T, path string) (session, cwd string, calls []ccCall) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var l struct {
+			Type, SessionID, Cwd string
+			Message              struct {
+				Content json.RawMessage
+			}
+			ToolUseResult json.RawMessage
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		if session == "" {
+			session, cwd = l.SessionID, l.Cwd
+		}
+		var raw []map[string]json.RawMessage
+		if json.Unmarshal(l.Message.Content, &raw) != nil {
+			continue
+		}
+		for _, b := range raw {
+			var typ, id, name, tuid string
+			json.Unmarshal(b["type"], &typ)
+			json.Unmarshal(b["id"], &id)
+			json.Unmarshal(b["name"], &name)
+			json.Unmarshal(b["tool_use_id"], &tuid)
+			switch typ {
+			case "tool_use":
+				calls = append(calls, ccCall{id: id, name: name, input: b["input"]})
+			case "tool_result":
+				for i := range calls {
+					if calls[i].id == tuid {
+						calls[i].response = l.ToolUseResult
+						if len(calls[i].response) == 0 {
+							calls[i].response = b["content"]
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return session, cwd, calls
+}
+
+func hookRun(t *testing.T, home, event string, in map[string]any) result {
+	t.Helper()
+	// The host writes tool responses as they are; json.Marshal would
+	// escape <, > and & inside them.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, home, buf.Bytes(), "hook", "claude-code", event)
+	if r.code != 0 {
+		t.Fatalf("hook %s exited %d: %s", event, r.code, r.stderr)
+	}
+	return r
+}
+
+var idRe = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+
+// TestHooksEndToEnd plays a real Claude Code session through the hooks in
+// order (PostToolUse for every call, PreCompact, SessionStart after the
+// compaction) and reads the injected IDs back through the MCP server: they
+// give the exact tool outputs.
+func TestHooksEndToEnd(t *testing.T) {
+	corpora := testutil.Corpora(t)
+	path := filepath.Join(corpora, "claude-code", "projects", "-experiments-worktrees", "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+	session, cwd, calls := readCalls(t, path)
+	if len(calls) < 30 {
+		t.Fatalf("%d calls read", len(calls))
+	}
+	home := t.TempDir()
+	base := map[string]any{"session_id": session, "transcript_path": path, "cwd": cwd}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	hookRun(t, home, "SessionStart", with("hook_event_name", "SessionStart", "source", "startup"))
+	for _, c := range calls {
+		if r := hookRun(t, home, "PostToolUse", with("hook_event_name", "PostToolUse", "tool_name", c.name,
+			"tool_input", c.input, "tool_use_id", c.id, "tool_response", c.response)); r.stdout != "" {
+			t.Fatalf("PostToolUse printed %q", r.stdout)
+		}
+	}
+	hookRun(t, home, "PreCompact", with("hook_event_name", "PreCompact", "trigger", "auto"))
+	r := hookRun(t, home, "SessionStart", with("hook_event_name", "SessionStart", "source", "compact"))
+
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName     string
+			AdditionalContext string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("SessionStart output %q: %v", r.stdout, err)
+	}
+	injected := out.HookSpecificOutput.AdditionalContext
+	if out.HookSpecificOutput.HookEventName != "SessionStart" || len(injected) > contextChars || !strings.Contains(injected, "memex_read") {
+		t.Fatalf("injected context (%d chars): %q", len(injected), injected)
+	}
+	ids := idRe.FindAllString(injected, -1)
+	if len(ids) < 10 {
+		t.Fatalf("injected context names %d IDs:\n%s", len(ids), injected)
+	}
+
+	// The import after the hooks did not archive any call twice.
+	byTool := map[string]int{}
+	r = run(t, home, nil, "context", "--session", session, "--budget", "100000", "--json")
+	var ctxRes struct{ Entries []struct{ ID, Kind string } }
+	if err := json.Unmarshal([]byte(r.stdout), &ctxRes); err != nil {
+		t.Fatal(err, r.stderr)
+	}
+	for _, e := range ctxRes.Entries {
+		byTool[e.Kind]++
+	}
+	if byTool["tool"] != len(calls) {
+		t.Errorf("%d tool entries for %d calls", byTool["tool"], len(calls))
+	}
+
+	expected := map[string]string{} // tool_use id -> exact output
+	for _, c := range calls {
+		body, _ := toolBody(c.response)
+		expected[c.id] = string(body)
+	}
+	cmd := exec.Command(memexBin, "--home", home, "mcp")
+	cmd.Env = append(os.Environ(), "CLAUDE_CODE_SESSION_ID="+session)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	checked, shell := 0, 0
+	for _, id := range ids {
+		r := run(t, home, nil, "show", id, "--json")
+		var sj showJSON
+		if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil {
+			t.Fatalf("show %s: %v", id, err)
+		}
+		if sj.Kind != memex.KindTool {
+			continue
+		}
+		var want string
+		var ok bool
+		for _, al := range sj.Aliases {
+			if w, found := expected[al]; found {
+				want, ok = w, true
+			}
+		}
+		if !ok {
+			t.Fatalf("tool entry %s (aliases %v) is no call of the session", id, sj.Aliases)
+		}
+		if redact.Contains([]byte(want)) || len(want) > 40000 {
+			continue // redacted on capture, or larger than one read
+		}
+		text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": []string{id}, "budget": 20000})
+		if isErr || !strings.Contains(text, want) {
+			t.Fatalf("memex_read %s: isError %v; want the exact output %q in %q", id, isErr, want, text)
+		}
+		checked++
+		if sj.Tool == "Bash" {
+			shell++
+		}
+	}
+	if checked < 10 || shell < 3 {
+		t.Fatalf("checked %d injected tool entries (%d shell); want at least 10 (3)", checked, shell)
+	}
+	t.Logf("%d calls; context %d chars with %d IDs; %d read back exactly (%d shell)", len(calls), len(injected), len(ids), checked, shell)
+}
+
+func TestHookNeverFails(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct{ host, event, stdin string }{
+		{"claude-code", "PostToolUse", "not json"},
+		{"claude-code", "PostToolUse", `{"hook_event_name":"PostToolUse","tool_name":"Bash"}`},
+		{"claude-code", "SessionStart", `{"source":"compact","session_id":"none"}`},
+		{"claude-code", "PreCompact", `{"transcript_path":"/nonexistent.jsonl"}`},
+		{"claude-code", "Whatever", `{}`},
+		{"nohost", "PostToolUse", `{}`},
+	} {
+		r := run(t, home, []byte(c.stdin), "hook", c.host, c.event)
+		if r.code != 0 || r.stdout != "" {
+			t.Errorf("hook %s %s <%q: %+v", c.host, c.event, c.stdin, r)
+		}
+	}
+}

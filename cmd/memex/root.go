@@ -21,6 +21,7 @@ type app struct {
 	stdout, stderr io.Writer
 	home           string
 	verbose        bool
+	bulk           bool // open the store without a sync per write (ingest syncs at the end)
 	log            *slog.Logger
 	st             *storeHandle
 }
@@ -88,6 +89,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.serveCommand(),
 		a.mcpCommand(),
 		a.hookCommand(),
+		a.ingestCommand(), a.sessionsCommand(), a.replayCommand(),
 	)
 	return root
 }

@@ -104,7 +104,7 @@ func (a *app) open(ctx context.Context, readOnly bool) (*archive.Store, error) {
 	if err := waitLock(ctx, lk, readOnly, lockTimeout()); err != nil {
 		return nil, err
 	}
-	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly})
+	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly, NoSync: a.bulk})
 	if err != nil {
 		lk.Unlock()
 		return nil, err

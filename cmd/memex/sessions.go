@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// sessionInfo sums up one session for `memex sessions`.
+type sessionInfo struct {
+	Session     string    `json:"session"`
+	Agent       string    `json:"agent"`
+	Project     string    `json:"project"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Entries     int       `json:"entries"`
+	Tokens      int64     `json:"tokens"`
+	Compactions int       `json:"compactions"`
+	Parent      string    `json:"parent,omitempty"`
+}
+
+// isCompaction reports whether e marks a point where the agent's context
+// was compacted (the ingest readers set Attrs["event"]).
+func isCompaction(e memex.Entry) bool {
+	switch e.Attrs["event"] {
+	case "compact_boundary", "compacted", "compaction":
+		return true
+	}
+	return false
+}
+
+func collectSessions(ctx context.Context, s *archive.Store, project, agent string) ([]sessionInfo, error) {
+	by := map[string]*sessionInfo{}
+	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+		if e.Session == "" || (project != "" && e.Project != project) || (agent != "" && e.Agent != agent) {
+			return nil
+		}
+		si := by[e.Session]
+		if si == nil {
+			si = &sessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
+			by[e.Session] = si
+		}
+		si.Entries++
+		si.Tokens += e.Tokens
+		if e.Created.Before(si.Start) {
+			si.Start = e.Created
+		}
+		if e.Created.After(si.End) {
+			si.End = e.Created
+		}
+		if isCompaction(e) {
+			si.Compactions++
+		}
+		if p := e.Attrs["parent_session"]; p != "" && si.Parent == "" {
+			si.Parent = p
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sessionInfo, 0, len(by))
+	for _, si := range by {
+		out = append(out, *si)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out, nil
+}
+
+func (a *app) sessionsCommand() *cobra.Command {
+	var project, agent string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "sessions [--project P] [--agent A] [--json]",
+		Short: "List archived sessions",
+		Long: `List the archived sessions, oldest first: agent, project, start, end, entries, tokens
+archived and the number of compactions (points where the agent lost its context).`,
+		Example: `  memex sessions
+  memex sessions --agent claude-code --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := a.readStore(c.Context())
+			if err != nil {
+				return err
+			}
+			list, err := collectSessions(c.Context(), s, project, agent)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, list)
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "SESSION\tAGENT\tPROJECT\tSTART\tEND\tENTRIES\tTOKENS\tCOMPACTIONS")
+			for _, si := range list {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", si.Session, si.Agent, si.Project,
+					si.Start.Format("2006-01-02 15:04"), si.End.Format("2006-01-02 15:04"), si.Entries, si.Tokens, si.Compactions)
+			}
+			return w.Flush()
+		},
+	}
+	c.Flags().StringVar(&project, "project", "", "only sessions of this project")
+	c.Flags().StringVar(&agent, "agent", "", "only sessions of this agent")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
+	return c
+}
+
+type replayStep struct {
+	Step       int       `json:"step"`
+	ID         memex.ID  `json:"id"`
+	Created    time.Time `json:"created"`
+	Kind       string    `json:"kind"`
+	Tool       string    `json:"tool,omitempty"`
+	Summary    string    `json:"summary"`
+	Tokens     int64     `json:"tokens"`
+	Compaction bool      `json:"compaction,omitempty"`
+	Content    *string   `json:"content,omitempty"`
+}
+
+func (a *app) replayCommand() *cobra.Command {
+	var full, asJSON bool
+	c := &cobra.Command{
+		Use:   "replay SESSION [--full] [--json]",
+		Short: "Walk a session step by step",
+		Long: `Replay a session in order: time, kind, tool, summary and ID of each step, with the
+points where the agent's context was compacted marked. --full prints each entry's
+exact content under its line. On a terminal the output goes through $PAGER (less).`,
+		Example: `  memex replay 5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b
+  memex replay django__django-10097 --full
+  memex replay 5f0c2a91 --json | jq '.[] | select(.kind=="tool")'`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			s, err := a.readStore(ctx)
+			if err != nil {
+				return err
+			}
+			var steps []replayStep
+			err = s.Session(ctx, args[0], func(e memex.Entry) error {
+				st := replayStep{Step: len(steps), ID: e.ID, Created: e.Created, Kind: string(e.Kind), Tool: e.Tool,
+					Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: isCompaction(e)}
+				if full {
+					b, err := s.ReadAll(ctx, e.ID)
+					if err != nil {
+						return err
+					}
+					content := string(b)
+					st.Content = &content
+				}
+				steps = append(steps, st)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, steps)
+			}
+			out, done := a.pager()
+			defer done()
+			for _, st := range steps {
+				if st.Compaction {
+					fmt.Fprintf(out, "──────── context compacted here ────────\n")
+				}
+				what := st.Kind
+				if st.Tool != "" {
+					what += ":" + st.Tool
+				}
+				fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
+				if st.Content != nil {
+					fmt.Fprintln(out, indent(*st.Content))
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&full, "full", false, "print each entry's content")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the steps as JSON")
+	return c
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return "      │ " + strings.ReplaceAll(s, "\n", "\n      │ ")
+}
+
+// pager returns where long output should go: $PAGER (default less -FRX)
+// when stdout is a terminal, else stdout itself. done waits for the pager.
+func (a *app) pager() (io.Writer, func()) {
+	f, ok := a.stdout.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return a.stdout, func() {}
+	}
+	p := os.Getenv("PAGER")
+	if p == "" {
+		p = "less -FRX"
+	}
+	cmd := exec.Command("sh", "-c", p)
+	cmd.Stdout, cmd.Stderr = f, a.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil || cmd.Start() != nil {
+		return a.stdout, func() {}
+	}
+	return in, func() {
+		in.Close()
+		cmd.Wait()
+	}
+}

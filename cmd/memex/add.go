@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -13,7 +14,7 @@ type addOptions struct {
 	project, session, agent, kind, tool, input, summary string
 	aliases                                             []string
 	exit                                                int
-	json                                                bool
+	json, noRedact                                      bool
 }
 
 func (a *app) addCommand() *cobra.Command {
@@ -45,6 +46,7 @@ with the metadata given by flags. Prints the new entry's ID.`,
 	f.StringArrayVar(&o.aliases, "alias", nil, "another name for the entry (repeatable)")
 	f.IntVar(&o.exit, "exit", 0, "exit status of the command, when known")
 	f.BoolVar(&o.json, "json", false, `print {"id","summary","tokens","bytes"} as JSON`)
+	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")
 	return c
 }
 
@@ -79,10 +81,12 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	in, done := a.redacting(&e, in, o.noRedact)
 	got, err := s.Add(c.Context(), e, in)
 	if err != nil {
 		return err
 	}
+	done()
 	if o.json {
 		return writeJSON(a.stdout, struct {
 			ID      memex.ID `json:"id"`
@@ -93,6 +97,26 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	}
 	_, err = fmt.Fprintln(a.stdout, got.ID)
 	return err
+}
+
+// redacting returns body with credentials replaced (and e's input and
+// summary likewise), unless off; done reports how many were replaced.
+func (a *app) redacting(e *memex.Entry, body io.Reader, off bool) (io.Reader, func()) {
+	if off {
+		return body, func() {}
+	}
+	n := 0
+	var k int
+	e.Input, k, _ = redact.String(e.Input)
+	n += k
+	e.AgentSummary, k, _ = redact.String(e.AgentSummary)
+	n += k
+	r := redact.NewReader(body)
+	return r, func() {
+		if total := n + r.N; total > 0 {
+			fmt.Fprintf(a.stderr, "memex: %d secret(s) replaced with [REDACTED:kind] (--no-redact keeps them)\n", total)
+		}
+	}
 }
 
 // fillDefaults sets the session and project a CLI entry belongs to when the

@@ -248,3 +248,23 @@ func TestConcurrentProcessesAllSucceed(t *testing.T) {
 		}
 	}
 }
+
+func TestAddAndRunRedactSecrets(t *testing.T) {
+	home := t.TempDir()
+	secret := "AKIAIOSFODNN7EXAMPLE"
+	r := run(t, home, []byte("export AWS_ACCESS_KEY_ID="+secret+"\nok\n"), "add", "--alias", "env")
+	if r.code != 0 || !strings.Contains(r.stderr, "replaced") {
+		t.Fatalf("add: %+v", r)
+	}
+	if s := run(t, home, nil, "show", "env"); strings.Contains(s.stdout, secret) || !strings.Contains(s.stdout, "[REDACTED:") {
+		t.Fatalf("secret stored: %q", s.stdout)
+	}
+	run(t, home, nil, "run", "--quiet", "--alias", "r", "--", "echo", "token="+secret)
+	if s := run(t, home, nil, "show", "r", "--json"); strings.Contains(s.stdout, secret) {
+		t.Fatalf("run stored the secret (output or input): %s", s.stdout)
+	}
+	run(t, home, []byte(secret+"\n"), "add", "--no-redact", "--alias", "raw")
+	if s := run(t, home, nil, "show", "raw"); s.stdout != secret+"\n" {
+		t.Fatalf("--no-redact changed the content: %q", s.stdout)
+	}
+}

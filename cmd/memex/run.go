@@ -18,7 +18,7 @@ import (
 
 type runOptions struct {
 	session, project, alias, summary string
-	quiet, json                      bool
+	quiet, json, noRedact            bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -54,6 +54,7 @@ named.`,
 	f.StringVar(&o.alias, "alias", "", "another name for the entry")
 	f.StringVar(&o.summary, "summary", "", "your own one-line summary")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not show the output; print only the closing line")
+	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")
 	f.BoolVar(&o.json, "json", false, `print the closing line as JSON on stdout: {"id","summary","tokens","bytes","exit"}`)
 	return c
 }
@@ -130,7 +131,10 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	// while it ran: archive with a context of its own.
 	s, err := a.store(context.WithoutCancel(ctx))
 	if err == nil {
-		e, err = s.Add(context.WithoutCancel(ctx), e, spool)
+		body, done := a.redacting(&e, spool, o.noRedact)
+		if e, err = s.Add(context.WithoutCancel(ctx), e, body); err == nil {
+			done()
+		}
 	}
 	if err != nil {
 		keep = true

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/internal/testutil"
@@ -229,5 +230,52 @@ func TestHookNeverFails(t *testing.T) {
 		if r.code != 0 || r.stdout != "" {
 			t.Errorf("hook %s %s <%q: %+v", c.host, c.event, c.stdin, r)
 		}
+	}
+}
+
+// TestHookSpoolsWhenBusy: a PostToolUse that finds the store taken spools
+// the call at once; the next hook that holds the store archives it.
+func TestHookSpoolsWhenBusy(t *testing.T) {
+	home := t.TempDir()
+	post := func(id, out string) {
+		hookRun(t, home, "PostToolUse", map[string]any{"hook_event_name": "PostToolUse", "session_id": "sp",
+			"cwd": home, "tool_name": "Bash", "tool_input": map[string]string{"command": "echo"}, "tool_use_id": id,
+			"tool_response": map[string]any{"stdout": out, "stderr": "", "interrupted": false}})
+	}
+	lk := flock.New(filepath.Join(home, "lock"))
+	if err := lk.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	post("toolu_busy", "written while busy\n")
+	spooled, _ := filepath.Glob(filepath.Join(home, "spool", "*.json"))
+	if len(spooled) != 1 {
+		t.Fatalf("spool holds %v", spooled)
+	}
+	lk.Unlock()
+	post("toolu_free", "written when free\n")
+	if left, _ := filepath.Glob(filepath.Join(home, "spool", "*.json")); len(left) != 0 {
+		t.Fatalf("spool not drained: %v", left)
+	}
+	for id, want := range map[string]string{"toolu_busy": "written while busy\n", "toolu_free": "written when free\n"} {
+		if r := run(t, home, nil, "show", id); r.stdout != want {
+			t.Fatalf("show %s: %+v", id, r)
+		}
+	}
+}
+
+// TestHookThroughServer: with memex serve running, hooks archive and read
+// through it.
+func TestHookThroughServer(t *testing.T) {
+	home := t.TempDir()
+	startServe(t, home)
+	hookRun(t, home, "PostToolUse", map[string]any{"hook_event_name": "PostToolUse", "session_id": "sv",
+		"cwd": home, "tool_name": "Bash", "tool_input": map[string]string{"command": "go vet"}, "tool_use_id": "toolu_sv",
+		"tool_response": map[string]any{"stdout": "", "stderr": "vet: x.go:3: unreachable code\n"}})
+	if r := run(t, home, nil, "show", "toolu_sv"); r.stdout != "vet: x.go:3: unreachable code\n" {
+		t.Fatalf("show through the server: %+v", r)
+	}
+	r := hookRun(t, home, "SessionStart", map[string]any{"hook_event_name": "SessionStart", "session_id": "sv", "source": "compact"})
+	if !strings.Contains(r.stdout, "go vet") || !strings.Contains(r.stdout, "additionalContext") {
+		t.Fatalf("SessionStart through the server: %q", r.stdout)
 	}
 }

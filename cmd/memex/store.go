@@ -139,10 +139,22 @@ func waitLock(ctx context.Context, lk *flock.Flock, shared bool, d time.Duration
 		}
 		return nil
 	case <-ctx.Done():
+		releaseLate(lk, done)
 		return ctx.Err()
 	case <-t.C:
-		// The goroutine stays blocked; the process is about to exit.
+		releaseLate(lk, done)
 		return fmt.Errorf("another memex process has held %s for %s; wait for it, stop it, or raise MEMEX_LOCK_TIMEOUT: %w",
 			lk.Path(), d, memex.ErrBusy)
 	}
+}
+
+// releaseLate gives back a lock that a waiter given up on acquires later:
+// a long-lived process (memex mcp, hooks run in process) must not end up
+// holding the store's lock for good.
+func releaseLate(lk *flock.Flock, done <-chan error) {
+	go func() {
+		if err := <-done; err == nil {
+			lk.Unlock()
+		}
+	}()
 }

@@ -1,11 +1,11 @@
 package summarize
 
 import (
+	_ "embed"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"sync"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // vocabSize is the number of cl100k_base mergeable tokens: ranks 0..100255,
@@ -59,29 +59,54 @@ var (
 	ranks     *rankTable
 )
 
-// vocab returns the cl100k_base rank table, building it on first use (about
-// 100 ms: the tokenizer module's own vocabulary map is built, then each
-// token is read back by decoding its ID alone, the module's supported way to
-// reach the embedded data).
+// vocabData is the cl100k_base vocabulary in rank order, each token as
+// one length byte and its bytes. It is generated from the tiktoken-go
+// tokenizer module's own vocabulary (TestEmbeddedVocabulary checks it
+// against the module and rewrites it with -update), so that a process
+// reads it in a few milliseconds instead of spending about 100 ms building
+// the module's map and decoding every token back.
+//
+//go:embed cl100k.bin
+var vocabData []byte
+
+// vocab returns the cl100k_base rank table, building it on first use.
 func vocab() *rankTable {
 	ranksOnce.Do(func() {
-		codec, err := tokenizer.Get(tokenizer.Cl100kBase)
+		toks, err := parseVocab(vocabData)
 		if err != nil {
-			panic("summarize: cl100k_base vocabulary missing from the tokenizer module: " + err.Error())
-		}
-		toks := make([]string, vocabSize)
-		ids := make([]uint, 1)
-		for id := range toks {
-			ids[0] = uint(id)
-			tok, err := codec.Decode(ids)
-			if err != nil || tok == "" {
-				panic("summarize: cl100k_base vocabulary incomplete in the tokenizer module")
-			}
-			toks[id] = tok
+			panic("summarize: " + err.Error())
 		}
 		ranks = newRankTable(toks)
 	})
 	return ranks
+}
+
+// parseVocab splits the embedded vocabulary into tokens indexed by rank.
+func parseVocab(b []byte) ([]string, error) {
+	toks := make([]string, 0, vocabSize)
+	all := string(b) // one copy; the tokens are substrings of it
+	for i := 0; i < len(all); {
+		n := int(all[i])
+		if n == 0 || i+1+n > len(all) {
+			return nil, fmt.Errorf("embedded cl100k_base vocabulary is corrupt at byte %d", i)
+		}
+		toks = append(toks, all[i+1:i+1+n])
+		i += 1 + n
+	}
+	if len(toks) != vocabSize {
+		return nil, fmt.Errorf("embedded cl100k_base vocabulary has %d tokens, want %d", len(toks), vocabSize)
+	}
+	return toks, nil
+}
+
+// encodeVocab is parseVocab's inverse (for regenerating cl100k.bin).
+func encodeVocab(toks []string) []byte {
+	var b []byte
+	for _, t := range toks {
+		b = append(b, byte(len(t)))
+		b = append(b, t...)
+	}
+	return b
 }
 
 // newRankTable builds the table from tokens indexed by rank.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/memex-archive/memex"
 )
@@ -267,6 +268,7 @@ func BenchmarkRetrieval(b *testing.B) {
 			}
 			ds.add(rank, el)
 		}
+		rawDocs := raw
 		raw := contentBytes(raw)
 		fmt.Printf("\nretrieval check: %d tool calls from the corpora, %.1f MB of output (%.1f MB indexed after Excerpt)\n",
 			len(calls), float64(raw)/1e6, float64(contentBytes(docs))/1e6)
@@ -284,6 +286,9 @@ func BenchmarkRetrieval(b *testing.B) {
 		}
 		fmt.Printf("memex, counting a twin (same command and output) ranked first as found: MRR %.3f, top-1 %.1f%%\n",
 			msTwins.mrr(), 100*float64(msTwins.top1)/float64(msTwins.n))
+		zraw := zstdSize(b, rawDocs)
+		fmt.Printf("archived content, each entry zstd-compressed as the archive does (no dedup, no metadata): %.2f MB (%.2f x raw)\n",
+			float64(zraw)/1e6, float64(zraw)/float64(raw))
 		if ms.partial > 0 {
 			fmt.Printf("memex searches cut short by the one-second bound: %d\n", ms.partial)
 		}
@@ -445,4 +450,21 @@ func BenchmarkTokenize(b *testing.B) {
 			(codeTokenizer{}).Tokenize(d.Content)
 		}
 	}
+}
+
+// zstdSize is the size of every doc's content compressed on its own with
+// zstd at the archive's level: roughly what the archive stores of them.
+func zstdSize(tb testing.TB, docs []Doc) int64 {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer enc.Close()
+	var n int64
+	var buf []byte
+	for _, d := range docs {
+		buf = enc.EncodeAll(d.Content, buf[:0])
+		n += int64(min(len(buf), len(d.Content)) + 1)
+	}
+	return n
 }

@@ -386,6 +386,9 @@ func (d *doc) shell() bool {
 // summaryFor computes the shape-specific fact for d, or "" when no shape
 // fits and the generic line is used.
 func summaryFor(d *doc) string {
+	if s := binaryData(d); s != "" {
+		return s
+	}
 	switch d.in.Kind {
 	case memex.KindReasoning, memex.KindMessage, memex.KindNote:
 		return firstSentence(d.text)

@@ -1,0 +1,78 @@
+package summarize
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// binaryData describes content that is not text (an image, an archive, an
+// executable, random bytes): its type when a magic number says it, and its
+// size. Printing its bytes into a summary line would only show garbage.
+func binaryData(d *doc) string {
+	head := d.in.Head
+	if len(head) > 8<<10 {
+		head = head[:8<<10]
+	}
+	if !looksBinary(head) {
+		return ""
+	}
+	what := "binary data"
+	for _, m := range magics {
+		if bytes.HasPrefix(d.in.Head, m.prefix) {
+			what = m.name
+			break
+		}
+	}
+	return fmt.Sprintf("%s, %s", what, byteSize(d.in.Bytes))
+}
+
+// looksBinary: a NUL byte, or more than one byte in ten outside valid
+// UTF-8 text (a cut at the end of the sample is not held against it).
+func looksBinary(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
+				break
+			}
+			bad++
+		}
+		i += n
+	}
+	return bad*10 > len(b)
+}
+
+var magics = []struct {
+	prefix []byte
+	name   string
+}{
+	{[]byte("\x89PNG\r\n\x1a\n"), "PNG image"},
+	{[]byte("\xff\xd8\xff"), "JPEG image"},
+	{[]byte("GIF8"), "GIF image"},
+	{[]byte("%PDF-"), "PDF document"},
+	{[]byte("PK\x03\x04"), "zip archive"},
+	{[]byte("\x1f\x8b"), "gzip data"},
+	{[]byte("\x28\xb5\x2f\xfd"), "zstd data"},
+	{[]byte("\x7fELF"), "ELF executable"},
+	{[]byte("SQLite format 3\x00"), "SQLite database"},
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -121,9 +121,9 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	case "PostToolUse":
 		err = a.hookPostToolUse(ctx, agent, in)
 	case "PreCompact":
-		err = a.hookIngest(ctx, in, lockTimeout())
+		err = a.hookIngest(ctx, transcriptFormat(host), in, lockTimeout())
 	case "Stop", "SubagentStop", "SessionEnd":
-		err = a.hookIngest(ctx, in, hookLockWait)
+		err = a.hookIngest(ctx, transcriptFormat(host), in, hookLockWait)
 	case "SessionStart":
 		err = a.hookSessionStart(ctx, in)
 	default:
@@ -368,14 +368,22 @@ func (a *app) drainSpool(ctx context.Context, s *archive.Store) error {
 	return drainSpoolDir(ctx, a.home, s, func(p string, err error) { a.log.Warn("spool", "file", p, "err", err) })
 }
 
+// transcriptFormat is the transcript format of a host's sessions.
+func transcriptFormat(host string) ingest.Format {
+	if host == "codex" {
+		return ingest.Codex
+	}
+	return ingest.ClaudeCode
+}
+
 // hookIngest imports the session's transcript; when the store stays busy
 // past wait, the import is spooled.
-func (a *app) hookIngest(ctx context.Context, in hookInput, wait time.Duration) error {
+func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hookInput, wait time.Duration) error {
 	if in.TranscriptPath == "" {
 		return nil
 	}
 	if _, r, ok := a.runningServer(ctx); ok {
-		b, _ := json.Marshal(api.IngestRequest{Format: string(ingest.ClaudeCode), Paths: []string{in.TranscriptPath}})
+		b, _ := json.Marshal(api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
 		resp, err := r.do(ctx, "POST", "/v1/ingest", nil, bytes.NewReader(b), "application/json")
 		if err != nil {
 			return err
@@ -383,11 +391,11 @@ func (a *app) hookIngest(ctx context.Context, in hookInput, wait time.Duration) 
 		return resp.Body.Close()
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
-		_, err := ingest.Run(ctx, s, ingest.Options{Format: ingest.ClaudeCode, Paths: []string{in.TranscriptPath}})
+		_, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
 		return err
 	})
 	if errors.Is(err, memex.ErrBusy) {
-		return a.spool(spoolItem{Ingest: in.TranscriptPath, Format: string(ingest.ClaudeCode)})
+		return a.spool(spoolItem{Ingest: in.TranscriptPath, Format: string(format)})
 	}
 	return err
 }

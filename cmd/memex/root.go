@@ -89,6 +89,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.serveCommand(),
 		a.mcpCommand(),
 		a.hookCommand(),
+		a.installCommand(), a.uninstallCommand(),
 		a.ingestCommand(), a.sessionsCommand(), a.replayCommand(),
 	)
 	return root

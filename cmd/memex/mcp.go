@@ -23,7 +23,8 @@ func (a *app) mcpCommand() *cobra.Command {
 		Short: "Serve the memex MCP tools over stdio (for hosts that spawn MCP servers)",
 		Long: `Serve memex_search, memex_read, memex_compress and memex_context over stdio (MCP,
 newline-delimited JSON-RPC). The store is opened for each tool call and released after
-it, so hooks and other memex commands are never locked out while an agent runs.
+it, so hooks and other memex commands are never locked out while an agent runs. When
+memex serve is running (at start), the calls are forwarded to it.
 
 The live session (the default of memex_compress and memex_context) comes from
 $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
@@ -31,6 +32,10 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
   codex mcp add memex -- memex mcp`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if addr, r, ok := a.runningServer(c.Context()); ok {
+				a.log.Debug("forwarding MCP to the server", "addr", addr)
+				return api.ProxyStdio(c.Context(), r.base+"/mcp", r.token, liveSession(), a.stdin, a.stdout)
+			}
 			srv, err := a.toolServer()
 			if err != nil {
 				return err

@@ -72,3 +72,27 @@ func TestMCPStdioBinary(t *testing.T) {
 		t.Fatalf("compressed block metadata: %s", r.stdout)
 	}
 }
+
+// TestMCPStdioForwardsToServer: a memex mcp started while memex serve runs
+// forwards the tool calls to it.
+func TestMCPStdioForwardsToServer(t *testing.T) {
+	home := t.TempDir()
+	startServe(t, home)
+	r := run(t, home, []byte("served output\n"), "add", "--session", "fw", "--alias", "fw1", "-")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	cmd := exec.Command(memexBin, "--home", home, "mcp")
+	cmd.Env = append(os.Environ(), "MEMEX_SESSION=fw")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": []string{"fw1"}}); isErr || !strings.Contains(text, "served output\n") {
+		t.Fatalf("read through the server: %v %q", isErr, text)
+	}
+	if text, isErr := toolText(t, cs, "memex_context", map[string]any{}); isErr || !strings.Contains(text, "session fw") {
+		t.Fatalf("context through the server: %v %q", isErr, text)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -175,6 +176,30 @@ func (e *Entry) DisplaySummary() string {
 		return e.AgentSummary
 	}
 	return e.Summary
+}
+
+// ParseLineRange parses a line range as users write it: "A:B" (lines A to
+// B, 1-based, inclusive), "A:" (A to the end, returned as to = 0) or "A"
+// (line A alone). Anything else is ErrInvalid.
+func ParseLineRange(s string) (from, to int64, err error) {
+	bad := fmt.Errorf("%w: line range %q: want A:B (1-based, inclusive), A: or A", ErrInvalid, s)
+	a, b, colon := strings.Cut(s, ":")
+	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if err != nil || from < 1 {
+		return 0, 0, bad
+	}
+	switch {
+	case !colon:
+		to = from
+	case strings.TrimSpace(b) == "":
+		to = 0
+	default:
+		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+		if err != nil || to < from {
+			return 0, 0, bad
+		}
+	}
+	return from, to, nil
 }
 
 // IntPtr returns a pointer to v, for Entry.Exit.

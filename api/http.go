@@ -182,26 +182,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, max int64, v any) error 
 }
 
 // parseLines parses A:B, A: or A (1-based, inclusive; to 0 = the end).
-func parseLines(s string) (from, to int64, err error) {
-	bad := fmt.Errorf("lines %q: want A:B (1-based, inclusive), A: or A: %w", s, memex.ErrInvalid)
-	a, b, colon := strings.Cut(s, ":")
-	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-	if err != nil || from < 1 {
-		return 0, 0, bad
-	}
-	switch {
-	case !colon:
-		to = from
-	case strings.TrimSpace(b) == "":
-		to = 0
-	default:
-		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if err != nil || to < from {
-			return 0, 0, bad
-		}
-	}
-	return from, to, nil
-}
+func parseLines(s string) (from, to int64, err error) { return memex.ParseLineRange(s) }
 
 func intParam(r *http.Request, name string, def int) (int, error) {
 	v := r.URL.Query().Get(name)

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/summarize"
 )
 
 // Options configure a Store. The zero value is ready to use.
@@ -129,21 +130,9 @@ func (s *Store) checkSpace(need int64) error {
 	}
 	if int64(free) < s.opts.MinFree+need {
 		return fmt.Errorf("%s free on the disk of %s, %s needed plus %s kept in reserve: free some space: %w",
-			humanBytes(int64(free)), s.dir, humanBytes(need), humanBytes(s.opts.MinFree), memex.ErrDiskFull)
+			summarize.ByteSize(int64(free)), s.dir, summarize.ByteSize(need), summarize.ByteSize(s.opts.MinFree), memex.ErrDiskFull)
 	}
 	return nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // Sync makes every earlier write durable (for stores opened with NoSync).

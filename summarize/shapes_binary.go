@@ -24,7 +24,7 @@ func binaryData(d *doc) string {
 			break
 		}
 	}
-	return fmt.Sprintf("%s, %s", what, byteSize(d.in.Bytes))
+	return fmt.Sprintf("%s, %s", what, ByteSize(d.in.Bytes))
 }
 
 // looksBinary: a NUL byte, or more than one byte in ten outside valid
@@ -65,7 +65,9 @@ var magics = []struct {
 	{[]byte("SQLite format 3\x00"), "SQLite database"},
 }
 
-func byteSize(n int64) string {
+// ByteSize renders a byte count for people: "512 bytes", "20.0 KiB",
+// "3.1 MiB", "2.0 GiB".
+func ByteSize(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

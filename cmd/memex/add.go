@@ -50,16 +50,21 @@ with the metadata given by flags. Prints the new entry's ID.`,
 	return c
 }
 
-func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
-	var in io.Reader = a.stdin
+// input opens the FILE argument, or stdin for "-" or no argument. The
+// caller closes it.
+func (a *app) input(args []string) (io.ReadCloser, error) {
 	if len(args) == 1 && args[0] != "-" {
-		f, err := os.Open(args[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+		return os.Open(args[0])
 	}
+	return io.NopCloser(a.stdin), nil
+}
+
+func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
+	in, err := a.input(args)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	e := memex.Entry{
 		Project:      o.project,
 		Session:      o.session,
@@ -81,21 +86,27 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, done := a.redacting(&e, in, o.noRedact)
-	got, err := s.Add(c.Context(), e, in)
+	body, done := a.redacting(&e, in, o.noRedact)
+	got, err := s.Add(c.Context(), e, body)
 	if err != nil {
 		return err
 	}
 	done()
-	if o.json {
+	return a.printAdded(got, o.json)
+}
+
+// printAdded prints a new entry's ID, or with asJSON the add contract
+// {"id","summary","tokens","bytes"}.
+func (a *app) printAdded(e memex.Entry, asJSON bool) error {
+	if asJSON {
 		return writeJSON(a.stdout, struct {
 			ID      memex.ID `json:"id"`
 			Summary string   `json:"summary"`
 			Tokens  int64    `json:"tokens"`
 			Bytes   int64    `json:"bytes"`
-		}{got.ID, got.DisplaySummary(), got.Tokens, got.Bytes})
+		}{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes})
 	}
-	_, err = fmt.Fprintln(a.stdout, got.ID)
+	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err
 }
 

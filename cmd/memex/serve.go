@@ -455,16 +455,8 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		return err
 	}
-	if asJSON, _ := f.GetBool("json"); asJSON {
-		return writeJSON(a.stdout, struct {
-			ID      memex.ID `json:"id"`
-			Summary string   `json:"summary"`
-			Tokens  int64    `json:"tokens"`
-			Bytes   int64    `json:"bytes"`
-		}{got.ID, got.DisplaySummary(), got.Tokens, got.Bytes})
-	}
-	_, err = fmt.Fprintln(a.stdout, got.ID)
-	return err
+	asJSON, _ := f.GetBool("json")
+	return a.printAdded(got, asJSON)
 }
 
 func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error {

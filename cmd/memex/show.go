@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
@@ -44,25 +42,11 @@ fits, else exact windows with each elided span marked (as memex deref). --json a
 	return c
 }
 
-// parseLines parses A:B, A: or A into a 1-based inclusive range (to 0 =
-// the end).
+// parseLines parses --lines; a malformed range is a usage error.
 func parseLines(s string) (from, to int64, err error) {
-	bad := usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
-	a, b, colon := strings.Cut(s, ":")
-	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-	if err != nil || from < 1 {
-		return 0, 0, bad
-	}
-	switch {
-	case !colon:
-		to = from
-	case strings.TrimSpace(b) == "":
-		to = 0
-	default:
-		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if err != nil || to < from {
-			return 0, 0, bad
-		}
+	from, to, err = memex.ParseLineRange(s)
+	if err != nil {
+		return 0, 0, usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
 	}
 	return from, to, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -49,15 +50,4 @@ func (a *app) statsCommand() *cobra.Command {
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 
-func human(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func human(n int64) string { return summarize.ByteSize(n) }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -20,15 +19,11 @@ the one every budget is measured in.`,
   go test ./... 2>&1 | memex tokens`,
 		Args: rangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var in io.Reader = a.stdin
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
+			in, err := a.input(args)
+			if err != nil {
+				return err
 			}
+			defer in.Close()
 			n, bytes, err := countTokens(in)
 			if err != nil {
 				return err

@@ -1,0 +1,60 @@
+package memex
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParseLineRange(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		from, to int64
+		ok       bool
+	}{
+		{"3:5", 3, 5, true}, {"7", 7, 7, true}, {"7:", 7, 0, true}, {" 2 : 4 ", 2, 4, true},
+		{"0:3", 0, 0, false}, {"5:3", 0, 0, false}, {"3-5", 0, 0, false}, {":5", 0, 0, false}, {"", 0, 0, false}, {"a:b", 0, 0, false},
+	} {
+		from, to, err := ParseLineRange(c.in)
+		if c.ok != (err == nil) || from != c.from || to != c.to {
+			t.Errorf("ParseLineRange(%q) = %d, %d, %v", c.in, from, to, err)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: error %v is not ErrInvalid", c.in, err)
+		}
+	}
+}
+
+func TestIDsAreMonotonicAndTimeOrdered(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	prev := NewID(t0)
+	for i := 0; i < 1000; i++ {
+		id := NewID(t0) // same millisecond: the random part increments
+		if id.Compare(prev) <= 0 {
+			t.Fatalf("%s not after %s", id, prev)
+		}
+		prev = id
+	}
+	if later := NewID(t0.Add(time.Millisecond)); later.Compare(prev) <= 0 || !later.Time().Equal(t0.Add(time.Millisecond)) {
+		t.Fatalf("later ID %s (time %v)", later, later.Time())
+	}
+	if _, err := ParseID("00000000000000000000000000"); !errors.Is(err, ErrInvalid) {
+		t.Fatal("the zero ID parsed")
+	}
+}
+
+func FuzzParseIDRoundTrip(f *testing.F) {
+	f.Add("01JD8X3N6Q4W0G2Y7T5R9KZC1M")
+	f.Add("01jd8x3n6q4w0g2y7t5r9kzc1m")
+	f.Add("not an id")
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ParseID(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseID(id.String())
+		if err != nil || again != id {
+			t.Fatalf("ParseID(%q) = %s, round trip %s, %v", s, id, again, err)
+		}
+	})
+}

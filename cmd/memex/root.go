@@ -91,6 +91,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.hookCommand(),
 		a.installCommand(), a.uninstallCommand(),
 		a.ingestCommand(), a.sessionsCommand(), a.replayCommand(),
+		a.evalCommand(),
 	)
 	return root
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/memex-archive/memex/eval"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) evalCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "eval probes|budget",
+		Short: "Measure what each context strategy keeps at a token budget",
+		Long: `Derive probes from archived sessions and measure, for each probe and budget, whether
+the evidence it needs survives in the context that truncation, a summary alone, plain
+retrieval and memex (summary + search + deref) assemble. See docs/eval.md.`,
+	}
+	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand())
+	return c
+}
+
+type evalProbesOptions struct {
+	seed    uint64
+	max     int
+	project string
+}
+
+func (a *app) evalProbesCommand() *cobra.Command {
+	var o evalProbesOptions
+	c := &cobra.Command{
+		Use:   "probes SESSION...|--project P [--seed N] [--max N]",
+		Short: "Derive probes (JSON lines) from archived sessions",
+		Long: `Derive probes mechanically from archived sessions: a command re-run with changed
+output, a failure followed by more work, a file read then edited. Each probe is one JSON
+line {"id","project","session","at","query","answer","kind"}. The same archive, seed and
+maximum give the same probes. --project takes every session of the project (a prefix
+of the project name at a path boundary; "" with --project takes all sessions).`,
+		Example: `  memex eval probes django__django-11848
+  memex eval probes --project github.com --seed 7 --max 300 > probes.jsonl`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 && !c.Flags().Changed("project") {
+				return usagef("eval probes needs a SESSION or --project\nUsage: %s", c.UseLine())
+			}
+			ctx := c.Context()
+			s, err := a.readStore(ctx)
+			if err != nil {
+				return err
+			}
+			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max})
+			if err != nil {
+				return err
+			}
+			return eval.WriteProbes(a.stdout, ps)
+		},
+	}
+	f := c.Flags()
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the choices among candidates")
+	f.IntVar(&o.max, "max", 0, "keep at most this many probes (a seeded sample; 0 keeps all)")
+	f.StringVar(&o.project, "project", "", "derive from every session of this project")
+	return c
+}
+
+type evalBudgetOptions struct {
+	probes  string
+	budgets string
+	json    bool
+	plot    string
+	quiet   bool
+}
+
+func (a *app) evalBudgetCommand() *cobra.Command {
+	var o evalBudgetOptions
+	c := &cobra.Command{
+		Use:   "budget --probes FILE [--budgets 1000,2000,4000,8000] [--json] [--plot out.svg]",
+		Short: "Hit rate of each context strategy per budget",
+		Long: `For every probe and budget, assemble the context each strategy hands the agent from
+what existed before the probe's point, and count a hit when the answer appears in it
+exactly. Strategies: truncate (latest raw transcript), summary (IndexedSummary alone),
+rag (search hits' raw content), memex (IndexedSummary in a quarter of the budget, then
+search + deref in the rest), memex-pick (the same, picking entries from the summary's
+lines instead of searching). A context over its budget fails the run.
+
+Prints per strategy and budget the hit rate with its 95% Wilson interval, mean tokens,
+derefs and latency, then hit rates by how far back the evidence lies.`,
+		Example: `  memex eval budget --probes eval/testdata/corpora.probes.jsonl
+  memex eval budget --probes p.jsonl --budgets 500,1000 --json --plot hit.svg`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return a.runEvalBudget(c, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.probes, "probes", "", "probe file (JSON lines; - for stdin)")
+	f.StringVar(&o.budgets, "budgets", "1000,2000,4000,8000", "comma-separated token budgets")
+	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.StringVar(&o.plot, "plot", "", "write an SVG plot of hit rate against budget to this file")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	return c
+}
+
+func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
+	if o.probes == "" {
+		return usagef("eval budget needs --probes FILE\nUsage: %s", c.UseLine())
+	}
+	var budgets []int
+	for _, f := range strings.Split(o.budgets, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || b <= 0 {
+			return usagef("--budgets %q: want positive numbers separated by commas", o.budgets)
+		}
+		budgets = append(budgets, b)
+	}
+	in := a.stdin
+	if o.probes != "-" {
+		f, err := os.Open(o.probes)
+		if err != nil {
+			return usagef("--probes: %v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	probes, err := eval.ReadProbes(in)
+	if err != nil {
+		return err
+	}
+	ctx := c.Context()
+	s, ix, err := a.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	opts := eval.BudgetOptions{Budgets: budgets}
+	if bar := a.progress("eval", o.quiet || o.json); bar != nil {
+		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
+	}
+	outs, skipped, err := eval.Budget(ctx, eval.Env{Store: s, Index: ix}, probes, opts)
+	if err != nil {
+		return err
+	}
+	rep := eval.Report{Probes: len(probes) - len(skipped), Skipped: skipped, Budgets: budgets,
+		Strategies: eval.Strategies, Cells: eval.Summarize(outs, eval.Strategies, budgets)}
+	if rep.Skipped == nil {
+		rep.Skipped = []string{}
+	}
+	if o.plot != "" {
+		if err := os.WriteFile(o.plot, []byte(eval.Plot(rep)), 0o644); err != nil {
+			return fmt.Errorf("eval: plot: %w", err)
+		}
+	}
+	if o.json {
+		return writeJSON(a.stdout, rep)
+	}
+	fmt.Fprintf(a.stdout, "%d probes\n\n", rep.Probes)
+	return eval.WriteTable(a.stdout, rep)
+}

@@ -1,0 +1,401 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/summarize"
+)
+
+// Strategies, in report order.
+const (
+	Truncate   = "truncate"   // the most recent raw transcript that fits
+	Summary    = "summary"    // the IndexedSummary alone
+	RAG        = "rag"        // search hits' raw content, packed in rank order
+	Memex      = "memex"      // IndexedSummary, then search + deref
+	MemexNoIdx = "memex-pick" // IndexedSummary, then deref of entries picked from its lines
+)
+
+// Strategies lists every strategy Budget runs.
+var Strategies = []string{Truncate, Summary, RAG, Memex, MemexNoIdx}
+
+// DefaultBudgets are the budgets of a run that names none.
+var DefaultBudgets = []int{1000, 2000, 4000, 8000}
+
+// SummaryShare is the part of a memex budget given to the IndexedSummary;
+// the rest goes to search and deref. A quarter keeps the most recent and
+// highest-ranked entries in view (about 15 lines at 1,000 tokens) and
+// leaves most of the budget for the exact evidence.
+const SummaryShare = 0.25
+
+// searchHits is how many search hits rag and memex consider.
+const searchHits = 10
+
+// derefShare is the least budget memex gives each dereferenced entry; it
+// derefs as many of the best hits as the rest of the budget allows at
+// that rate (one at least, three at most).
+const derefShare = 300
+
+// ErrOverBudget marks a strategy that assembled a context larger than its
+// budget: the run is invalid.
+var ErrOverBudget = errors.New("eval: context over budget")
+
+// Env is what a budget run reads: the archive and its (caught-up) index.
+type Env struct {
+	Store *archive.Store
+	Index *index.Index
+}
+
+// BudgetOptions configure Budget. Zero Budgets means DefaultBudgets.
+type BudgetOptions struct {
+	Budgets  []int
+	Progress func(done, total int) // called after every probe; may be nil
+}
+
+// Outcome is one probe under one strategy and budget.
+type Outcome struct {
+	Probe    string        `json:"probe"`
+	Strategy string        `json:"strategy"`
+	Budget   int           `json:"budget"`
+	Hit      bool          `json:"hit"`
+	Tokens   int           `json:"tokens"`
+	Derefs   int           `json:"derefs"`
+	Latency  time.Duration `json:"latency_ns"`
+	// Distance of the evidence before the probe's point.
+	StepsBack  int `json:"steps_back"`
+	TokensBack int `json:"tokens_back"`
+}
+
+// probeCtx is a probe resolved against its session.
+type probeCtx struct {
+	p          Probe
+	steps      []step
+	at         int
+	atID       memex.ID
+	stepsBack  int
+	tokensBack int
+}
+
+// resolve finds the probe's point and its evidence. It fails with
+// memex.ErrInvalid when the answer does not occur before the point.
+func resolve(ctx context.Context, s *archive.Store, p Probe, steps []step) (*probeCtx, error) {
+	at := -1
+	if n, err := strconv.Atoi(p.At); err == nil {
+		at = n
+	} else if id, err := s.Resolve(ctx, p.At, p.Project); err == nil {
+		for i, st := range steps {
+			if st.e.ID == id {
+				at = i
+			}
+		}
+	}
+	if at <= 0 || at >= len(steps) {
+		return nil, fmt.Errorf("eval: probe %s: at %q is not a step after the first of session %s: %w", p.ID, p.At, p.Session, memex.ErrInvalid)
+	}
+	pc := &probeCtx{p: p, steps: steps, at: at, atID: steps[at].e.ID}
+	for k := at - 1; k >= 0; k-- {
+		pos := strings.LastIndex(steps[k].text, p.Answer)
+		if pos < 0 {
+			continue
+		}
+		pc.stepsBack = at - k
+		pc.tokensBack = summarize.CountString(steps[k].text[pos+len(p.Answer):])
+		for _, st := range steps[k+1 : at] {
+			pc.tokensBack += summarize.CountString(st.text)
+		}
+		return pc, nil
+	}
+	return nil, fmt.Errorf("eval: probe %s: the answer does not occur before its point: %w", p.ID, memex.ErrInvalid)
+}
+
+// Budget runs every probe under every strategy and budget. Probes that do
+// not resolve (the answer absent before the point) are returned as
+// skipped, not run. A context over its budget stops the run with an error
+// wrapping ErrOverBudget.
+func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (outs []Outcome, skipped []string, err error) {
+	budgets := opts.Budgets
+	if len(budgets) == 0 {
+		budgets = DefaultBudgets
+	}
+	for _, b := range budgets {
+		if b <= 0 {
+			return nil, nil, fmt.Errorf("eval: budget %d: want a positive number: %w", b, memex.ErrInvalid)
+		}
+	}
+	r := deref.New(env.Store)
+	sessions := map[string][]step{}
+	for i, p := range probes {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		steps, ok := sessions[p.Session]
+		if !ok {
+			if steps, err = loadSession(ctx, env.Store, p.Session); err != nil {
+				return nil, nil, err
+			}
+			sessions[p.Session] = steps
+		}
+		pc, err := resolve(ctx, env.Store, p, steps)
+		if err != nil {
+			if errors.Is(err, memex.ErrInvalid) {
+				skipped = append(skipped, p.ID)
+				continue
+			}
+			return nil, nil, err
+		}
+		for _, b := range budgets {
+			for _, strat := range Strategies {
+				start := time.Now()
+				text, derefs, err := assemble(ctx, env, r, pc, strat, b)
+				took := time.Since(start)
+				if err != nil {
+					return nil, nil, fmt.Errorf("eval: probe %s: %s at %d: %w", p.ID, strat, b, err)
+				}
+				used := summarize.CountString(text)
+				if used > b {
+					return nil, nil, fmt.Errorf("probe %s: %s used %d tokens of %d: %w", p.ID, strat, used, b, ErrOverBudget)
+				}
+				outs = append(outs, Outcome{
+					Probe: p.ID, Strategy: strat, Budget: b, Hit: strings.Contains(text, p.Answer),
+					Tokens: used, Derefs: derefs, Latency: took, StepsBack: pc.stepsBack, TokensBack: pc.tokensBack,
+				})
+			}
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(probes))
+		}
+	}
+	return outs, skipped, nil
+}
+
+// assemble builds one strategy's context for a probe within budget tokens.
+func assemble(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, strat string, budget int) (string, int, error) {
+	switch strat {
+	case Truncate:
+		return truncate(pc.steps[:pc.at], budget), 0, nil
+	case Summary:
+		text, _, err := summary(ctx, r, pc, budget)
+		return text, 0, err
+	case RAG:
+		return rag(ctx, env, pc, budget)
+	case Memex, MemexNoIdx:
+		return memexContext(ctx, env, r, pc, budget, strat == MemexNoIdx)
+	}
+	return "", 0, fmt.Errorf("eval: unknown strategy %q: %w", strat, memex.ErrInvalid)
+}
+
+// truncate keeps the longest run of whole lines at the end of the raw
+// transcript that fits the budget.
+func truncate(steps []step, budget int) string {
+	var lines []string
+	for k := len(steps) - 1; k >= 0; k-- {
+		ls := strings.SplitAfter(steps[k].text, "\n")
+		if ls[len(ls)-1] == "" {
+			ls = ls[:len(ls)-1]
+		}
+		for j := len(ls) - 1; j >= 0; j-- {
+			lines = append(lines, ls[j])
+		}
+	}
+	return tailFit(lines, budget)
+}
+
+// tailFit joins lines (given last first) from the end for as long as the
+// sum of their counts stays within budget, then drops lines from the front
+// until the exact count of the joined text fits.
+func tailFit(rev []string, budget int) string {
+	sum, n := 0, 0
+	for n < len(rev) {
+		c := summarize.CountString(rev[n])
+		if sum+c > budget {
+			break
+		}
+		sum += c
+		n++
+	}
+	keep := make([]string, n)
+	for i := range n {
+		keep[n-1-i] = rev[i]
+	}
+	text := strings.Join(keep, "")
+	for len(keep) > 0 && summarize.CountString(text) > budget {
+		keep = keep[1:]
+		text = strings.Join(keep, "")
+	}
+	return text
+}
+
+// headFit keeps the longest run of whole lines at the start of s that fits.
+func headFit(s string, budget int) string {
+	ls := strings.SplitAfter(s, "\n")
+	sum, n := 0, 0
+	for n < len(ls) {
+		c := summarize.CountString(ls[n])
+		if sum+c > budget {
+			break
+		}
+		sum += c
+		n++
+	}
+	text := strings.Join(ls[:n], "")
+	for n > 0 && summarize.CountString(text) > budget {
+		n--
+		text = strings.Join(ls[:n], "")
+	}
+	return text
+}
+
+// summary is the session's IndexedSummary before the probe's point; a
+// budget too small for its header yields nothing.
+func summary(ctx context.Context, r *deref.Reader, pc *probeCtx, budget int) (string, deref.ContextResult, error) {
+	res, err := r.Context(ctx, deref.ContextOptions{Session: pc.p.Session, Budget: budget, Before: pc.atID})
+	if errors.Is(err, memex.ErrBudgetTooSmall) || errors.Is(err, memex.ErrNotFound) {
+		return "", res, nil
+	}
+	if err != nil {
+		return "", res, err
+	}
+	return res.Text, res, nil
+}
+
+// search returns the session's entries before the point that match the
+// probe's query, best first.
+func search(ctx context.Context, env Env, pc *probeCtx) ([]index.Hit, error) {
+	res, err := env.Index.Search(ctx, index.Query{
+		Text: pc.p.Query, Literal: true, Limit: searchHits, Session: pc.p.Session, Before: pc.atID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.Hits, nil
+}
+
+// rag packs the raw content of the search hits in rank order; the first
+// hit that does not fit whole is cut to the lines of its head that fit,
+// and packing stops there.
+func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, error) {
+	hits, err := search(ctx, env, pc)
+	if err != nil {
+		return "", 0, err
+	}
+	var sb strings.Builder
+	used, n := 0, 0
+	for _, h := range hits {
+		body, err := env.Store.ReadAll(ctx, h.ID)
+		if err != nil {
+			return "", 0, err
+		}
+		chunk := string(body)
+		if !strings.HasSuffix(chunk, "\n") {
+			chunk += "\n"
+		}
+		c := summarize.CountString(chunk)
+		if used+c > budget {
+			part := headFit(chunk, budget-used)
+			if part != "" {
+				sb.WriteString(part)
+				n++
+			}
+			break
+		}
+		sb.WriteString(chunk)
+		used += c
+		n++
+	}
+	text := sb.String()
+	// Counts of parts add up to at least the count of the whole in
+	// practice; should they not, cut the end.
+	if summarize.CountString(text) > budget {
+		text = headFit(text, budget)
+	}
+	return text, n, nil
+}
+
+// memexContext is the IndexedSummary in SummaryShare of the budget, then
+// the exact content of the best entries, dereferenced with the query in
+// the rest. The entries come from a search of the session before the
+// point, or (pick) from the summary's own lines ranked by the words they
+// share with the query, as an agent would choose without a search tool.
+func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, budget int, pick bool) (string, int, error) {
+	sumText, sumRes, err := summary(ctx, r, pc, int(float64(budget)*SummaryShare))
+	if err != nil {
+		return "", 0, err
+	}
+	var refs []string
+	if pick {
+		refs = pickFromSummary(sumRes.Entries, pc.p.Query)
+	} else {
+		hits, err := search(ctx, env, pc)
+		if err != nil {
+			return "", 0, err
+		}
+		for _, h := range hits {
+			refs = append(refs, h.ID.String())
+		}
+	}
+	rest := budget - summarize.CountString(sumText)
+	k := min(max(rest/derefShare, 1), 3, len(refs))
+	refs = refs[:k]
+	for len(refs) > 0 && rest > 0 {
+		res, err := r.Deref(ctx, refs, deref.Options{Budget: rest, Query: pc.p.Query, Project: pc.p.Project})
+		if errors.Is(err, memex.ErrBudgetTooSmall) {
+			refs = refs[:len(refs)-1]
+			continue
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		text := sumText + res.Text
+		if over := summarize.CountString(text) - budget; over > 0 {
+			rest -= over
+			continue
+		}
+		return text, len(res.Items), nil
+	}
+	return sumText, 0, nil
+}
+
+// pickFromSummary ranks summary lines by the query words they contain
+// (most first, the most recent first among equals) and returns the IDs of
+// those that share any.
+func pickFromSummary(entries []deref.ContextEntry, query string) []string {
+	words := strings.Fields(strings.ToLower(query))
+	type scored struct {
+		id    string
+		score int
+		pos   int
+	}
+	var ss []scored
+	for i, e := range entries {
+		sum := strings.ToLower(e.Summary)
+		score := 0
+		for _, w := range words {
+			if len(w) > 1 && strings.Contains(sum, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			ss = append(ss, scored{e.ID, score, i})
+		}
+	}
+	sort.SliceStable(ss, func(a, b int) bool {
+		if ss[a].score != ss[b].score {
+			return ss[a].score > ss[b].score
+		}
+		return ss[a].pos > ss[b].pos
+	})
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.id
+	}
+	return out
+}

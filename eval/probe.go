@@ -1,0 +1,384 @@
+package eval
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+)
+
+// Probe is one question put to a strategy: at the point At of Session
+// (an entry ID, an alias, or the 0-based step index), the agent needs the
+// exact string Answer, which appeared earlier, and knows it by Query.
+// Kind says which rule derived it (rerun, failure, edit); it is optional.
+type Probe struct {
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	Session string `json:"session"`
+	At      string `json:"at"`
+	Query   string `json:"query"`
+	Answer  string `json:"answer"`
+	Kind    string `json:"kind,omitempty"`
+}
+
+// Probe kinds.
+const (
+	KindRerun   = "rerun"
+	KindFailure = "failure"
+	KindEdit    = "edit"
+)
+
+// DeriveOptions select the sessions and the sample. Sessions or Project
+// must be given; Max zero keeps every probe.
+type DeriveOptions struct {
+	Sessions []string
+	Project  string // every session whose entries belong to it
+	All      bool   // every session of the archive
+	Seed     uint64
+	Max      int
+	// PerSession caps the probes of one kind in one session, so that a
+	// long session does not dominate the sample; zero means 3.
+	PerSession int
+}
+
+// step is one entry of a session with its transcript rendering.
+type step struct {
+	e    memex.Entry
+	body string
+	text string // what a raw transcript shows for the entry
+}
+
+// render is the raw transcript form of an entry: a tool call shows its
+// command line, then its output; anything else shows its content.
+func render(e memex.Entry, body string) string {
+	var sb strings.Builder
+	if e.Kind == memex.KindTool && e.Input != "" {
+		sb.WriteString("$ ")
+		sb.WriteString(e.Input)
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// loadSession reads a session's entries and bodies in order.
+func loadSession(ctx context.Context, s *archive.Store, session string) ([]step, error) {
+	var entries []memex.Entry
+	err := s.Session(ctx, session, func(e memex.Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eval: session %s: %w", session, err)
+	}
+	steps := make([]step, len(entries))
+	for i, e := range entries {
+		b, err := s.ReadAll(ctx, e.ID)
+		if err != nil {
+			return nil, fmt.Errorf("eval: session %s: %s: %w", session, e.ID, err)
+		}
+		steps[i] = step{e: e, body: string(b), text: render(e, string(b))}
+	}
+	return steps, nil
+}
+
+// projectSessions lists the sessions whose first entry belongs to project.
+func projectSessions(ctx context.Context, s *archive.Store, project string) ([]string, error) {
+	infos, err := s.Sessions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("eval: sessions: %w", err)
+	}
+	var out []string
+	for _, in := range infos {
+		var p string
+		err := s.Session(ctx, in.Session, func(e memex.Entry) error {
+			p = e.Project
+			return io.EOF
+		})
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("eval: session %s: %w", in.Session, err)
+		}
+		if project == "" || p == project || strings.HasPrefix(p, project+"/") {
+			out = append(out, in.Session)
+		}
+	}
+	return out, nil
+}
+
+// Derive derives probes from the archived sessions opts selects. The
+// result is a function of the archive's content and opts alone, sorted by
+// session and step.
+func Derive(ctx context.Context, s *archive.Store, opts DeriveOptions) ([]Probe, error) {
+	sessions := opts.Sessions
+	if len(sessions) == 0 {
+		if opts.Project == "" && !opts.All {
+			return nil, fmt.Errorf("eval: derive: name sessions or a project: %w", memex.ErrInvalid)
+		}
+		var err error
+		if sessions, err = projectSessions(ctx, s, opts.Project); err != nil {
+			return nil, err
+		}
+	}
+	per := opts.PerSession
+	if per <= 0 {
+		per = 3
+	}
+	type cand struct {
+		p    Probe
+		step int
+	}
+	var all []cand
+	for _, name := range sessions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		steps, err := loadSession(ctx, s, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range deriveSession(steps, opts.Seed, per) {
+			all = append(all, cand{c, stepIndex(steps, c.At)})
+		}
+	}
+	if opts.Max > 0 && len(all) > opts.Max {
+		r := rand.New(rand.NewPCG(opts.Seed, 0))
+		r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		all = all[:opts.Max]
+	}
+	slices.SortFunc(all, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.p.Session, b.p.Session), cmp.Compare(a.step, b.step), cmp.Compare(a.p.ID, b.p.ID))
+	})
+	out := make([]Probe, len(all))
+	for i, c := range all {
+		out[i] = c.p
+	}
+	return out, nil
+}
+
+func stepIndex(steps []step, at string) int {
+	for i, st := range steps {
+		if st.e.ID.String() == at {
+			return i
+		}
+	}
+	return -1
+}
+
+var (
+	errorLine = regexp.MustCompile(`(?i)(error|exception|fail|not found|no such|cannot|can't|invalid|denied|unexpected|traceback)`)
+	readPath  = regexp.MustCompile(`· read (\S+)`)
+	editPath  = regexp.MustCompile(`· edited (\S+)`)
+	// nlPrefix is the line number `nl -ba` and `cat -n` put before a line.
+	nlPrefix = regexp.MustCompile(`^\s*\d+\t`)
+)
+
+// distinctive reports whether a (trimmed) line can serve as an answer: long
+// enough to be specific, short enough to be a line a person would quote,
+// with words in it, and not transcript markup.
+func distinctive(l string) bool {
+	if len(l) < 12 || len(l) > 200 {
+		return false
+	}
+	letters := 0
+	for _, r := range l {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			letters++
+		}
+	}
+	if letters < 6 {
+		return false
+	}
+	return !strings.Contains(l, "<returncode>") && !strings.Contains(l, "<output>") && !strings.Contains(l, "</output>")
+}
+
+// deriveSession applies the three rules to one session.
+func deriveSession(steps []step, seed uint64, per int) []Probe {
+	if len(steps) < 3 {
+		return nil
+	}
+	var sb strings.Builder
+	for _, st := range steps {
+		sb.WriteString(st.text)
+	}
+	transcript := sb.String()
+	session := steps[0].e.Session
+	h := fnv.New64a()
+	h.Write([]byte(session))
+	r := rand.New(rand.NewPCG(seed, h.Sum64()))
+	n := len(steps)
+
+	used := map[string]bool{}
+	// answer checks a candidate line: once in the transcript, not yet
+	// used, and not inside the query (case-insensitively).
+	answer := func(l, query string) bool {
+		return distinctive(l) && !used[l] && strings.Count(transcript, l) == 1 &&
+			!strings.Contains(strings.ToLower(query), strings.ToLower(l))
+	}
+	pick := func(ls []string) string { return ls[r.IntN(len(ls))] }
+	later := func(after int) int {
+		// A step after `after`, leaving at least one step between; the
+		// session's last entry is the latest point a probe can name.
+		lo := min(after+2, n-1)
+		return lo + r.IntN(n-lo)
+	}
+	var out []Probe
+	add := func(kind string, ev, at int, query, ans string, count map[string]int) {
+		used[ans] = true
+		count[kind]++
+		out = append(out, Probe{
+			ID:      fmt.Sprintf("%s#%s-%d", session, kind, ev),
+			Project: steps[0].e.Project, Session: session,
+			At: steps[at].e.ID.String(), Query: query, Answer: ans, Kind: kind,
+		})
+	}
+	count := map[string]int{}
+
+	// rerun: consecutive runs of one command with different output.
+	lastRun := map[string]int{}
+	for j, st := range steps {
+		if st.e.Kind != memex.KindTool || strings.TrimSpace(st.e.Input) == "" {
+			continue
+		}
+		cmdline := strings.TrimSpace(st.e.Input)
+		i, ok := lastRun[cmdline]
+		lastRun[cmdline] = j
+		if !ok || steps[i].body == st.body || count[KindRerun] >= per {
+			continue
+		}
+		now := lineSet(st.body, false)
+		var cands []string
+		for _, l := range strings.Split(steps[i].body, "\n") {
+			l = strings.TrimSpace(l)
+			if !now[l] && answer(l, cmdline) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) > 0 {
+			add(KindRerun, i, j, cmdline, pick(cands), count)
+		}
+	}
+
+	// failure: a failed command with work after it; the key error line is
+	// the last line that reads like an error.
+	for i, st := range steps {
+		if st.e.Kind != memex.KindTool || st.e.Exit == nil || *st.e.Exit == 0 || i+1 >= n-1 || count[KindFailure] >= per {
+			continue
+		}
+		query := strings.TrimSpace(st.e.Input) + " error"
+		lines := strings.Split(st.body, "\n")
+		for k := len(lines) - 1; k >= 0; k-- {
+			l := strings.TrimSpace(lines[k])
+			if errorLine.MatchString(l) && answer(l, query) {
+				add(KindFailure, i, later(i), query, l, count)
+				break
+			}
+		}
+	}
+
+	// edit: read, edited, read again; a line of the first read whose
+	// neighbours the second read still shows but which it no longer has.
+	for e, st := range steps {
+		m := editPath.FindStringSubmatch(st.e.Summary)
+		if m == nil || e+1 >= n || count[KindEdit] >= per {
+			continue
+		}
+		path := m[1]
+		before, after := -1, -1
+		for k := e - 1; k >= 0 && before < 0; k-- {
+			if rm := readPath.FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
+				before = k
+			}
+		}
+		for k := e + 1; k < n && after < 0; k++ {
+			if rm := readPath.FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
+				after = k
+			}
+		}
+		if before < 0 || after < 0 {
+			continue
+		}
+		now := lineSet(steps[after].body, true)
+		orig := strings.Split(steps[before].body, "\n")
+		var cands []string
+		for k := 1; k+1 < len(orig); k++ {
+			l := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k], ""))
+			prev := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k-1], ""))
+			next := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k+1], ""))
+			if prev != "" && next != "" && now[prev] && now[next] && !now[l] && answer(l, path) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) > 0 {
+			add(KindEdit, before, later(e), path, pick(cands), count)
+		}
+	}
+	return out
+}
+
+// lineSet is the set of a body's trimmed lines, without `nl` numbers when
+// stripNumbers is set.
+func lineSet(body string, stripNumbers bool) map[string]bool {
+	set := map[string]bool{}
+	for _, l := range strings.Split(body, "\n") {
+		if stripNumbers {
+			l = nlPrefix.ReplaceAllString(l, "")
+		}
+		set[strings.TrimSpace(l)] = true
+	}
+	return set
+}
+
+// WriteProbes writes probes as JSON lines.
+func WriteProbes(w io.Writer, probes []Probe) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, p := range probes {
+		if err := enc.Encode(p); err != nil {
+			return fmt.Errorf("eval: write probes: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadProbes reads JSON lines of probes; blank lines are skipped. A line
+// that is not a probe, or lacks session, at or answer, fails with
+// memex.ErrInvalid naming the line.
+func ReadProbes(r io.Reader) ([]Probe, error) {
+	var out []Probe
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var p Probe
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			return nil, fmt.Errorf("eval: probes line %d: %v: %w", n, err, memex.ErrInvalid)
+		}
+		if p.Session == "" || p.At == "" || p.Answer == "" {
+			return nil, fmt.Errorf("eval: probes line %d: session, at and answer are required: %w", n, memex.ErrInvalid)
+		}
+		if p.ID == "" {
+			p.ID = fmt.Sprintf("line-%d", n)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("eval: read probes: %w", err)
+	}
+	return out, nil
+}

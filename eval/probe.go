@@ -246,48 +246,8 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 	}
 	count := map[string]int{}
 
-	// rerun: consecutive runs of one command with different output.
-	lastRun := map[string]int{}
-	for j, st := range steps {
-		if st.e.Kind != memex.KindTool || strings.TrimSpace(st.e.Input) == "" {
-			continue
-		}
-		cmdline := strings.TrimSpace(st.e.Input)
-		i, ok := lastRun[cmdline]
-		lastRun[cmdline] = j
-		if !ok || steps[i].body == st.body || count[KindRerun] >= per {
-			continue
-		}
-		now := lineSet(st.body, false)
-		var cands []string
-		for _, l := range strings.Split(steps[i].body, "\n") {
-			l = strings.TrimSpace(l)
-			if !now[l] && answer(l, cmdline) {
-				cands = append(cands, l)
-			}
-		}
-		if len(cands) > 0 {
-			add(KindRerun, i, j, cmdline, pick(cands), count)
-		}
-	}
-
-	// failure: a failed command with work after it; the key error line is
-	// the last line that reads like an error.
-	for i, st := range steps {
-		if st.e.Kind != memex.KindTool || st.e.Exit == nil || *st.e.Exit == 0 || i+1 >= n-1 || count[KindFailure] >= per {
-			continue
-		}
-		query := strings.TrimSpace(st.e.Input) + " error"
-		lines := strings.Split(st.body, "\n")
-		for k := len(lines) - 1; k >= 0; k-- {
-			l := strings.TrimSpace(lines[k])
-			if errorLine.MatchString(l) && answer(l, query) {
-				add(KindFailure, i, later(i), query, l, count)
-				break
-			}
-		}
-	}
-
+	// The rules run from the rarest shape to the commonest, so that a line
+	// two rules could claim goes to the rarer.
 	// edit: read, edited, read again; a line of the first read whose
 	// neighbours the second read still shows but which it no longer has.
 	for e, st := range steps {
@@ -325,6 +285,48 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 			add(KindEdit, before, later(e), path, pick(cands), count)
 		}
 	}
+	// failure: a failed command with work after it; the key error line is
+	// the last line that reads like an error.
+	for i, st := range steps {
+		if st.e.Kind != memex.KindTool || st.e.Exit == nil || *st.e.Exit == 0 || i+1 >= n-1 || count[KindFailure] >= per {
+			continue
+		}
+		query := strings.TrimSpace(st.e.Input) + " error"
+		lines := strings.Split(st.body, "\n")
+		for k := len(lines) - 1; k >= 0; k-- {
+			l := strings.TrimSpace(lines[k])
+			if errorLine.MatchString(l) && answer(l, query) {
+				add(KindFailure, i, later(i), query, l, count)
+				break
+			}
+		}
+	}
+
+	// rerun: consecutive runs of one command with different output.
+	lastRun := map[string]int{}
+	for j, st := range steps {
+		if st.e.Kind != memex.KindTool || strings.TrimSpace(st.e.Input) == "" {
+			continue
+		}
+		cmdline := strings.TrimSpace(st.e.Input)
+		i, ok := lastRun[cmdline]
+		lastRun[cmdline] = j
+		if !ok || steps[i].body == st.body || count[KindRerun] >= per {
+			continue
+		}
+		now := lineSet(st.body, false)
+		var cands []string
+		for _, l := range strings.Split(steps[i].body, "\n") {
+			l = strings.TrimSpace(l)
+			if !now[l] && answer(l, cmdline) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) > 0 {
+			add(KindRerun, i, j, cmdline, pick(cands), count)
+		}
+	}
+
 	return out
 }
 

@@ -1,0 +1,319 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/testutil"
+	"github.com/memex-archive/memex/summarize"
+)
+
+func openEnv(t *testing.T) Env {
+	t.Helper()
+	s, err := archive.Open("", &archive.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ix, err := index.Open("", &index.Options{InMemory: true, Content: s.Body, Entry: s.Get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return Env{Store: s, Index: ix}
+}
+
+func catchUp(t *testing.T, env Env) {
+	t.Helper()
+	if _, err := catchup.CatchUp(context.Background(), env.Store, env.Index); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addSession archives a small session exercising the three probe rules:
+// a failed run re-run with other output, and a file read, edited and read
+// again, followed by filler that pushes the evidence back.
+func addSession(t *testing.T, env Env, session string) {
+	t.Helper()
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	type ent struct {
+		kind           memex.Kind
+		input, summary string
+		exit           int
+		body           string
+	}
+	filler := strings.Repeat("The agent thinks about the next change and writes it down at length.\n", 40)
+	ents := []ent{
+		{memex.KindMessage, "", "", 0, "Fix the totals bug in app.py\n"},
+		{memex.KindTool, "cat app.py", "bash: cat app.py · exit 0 · read app.py (3 lines)", 0,
+			"def main():\n    x = compute_total(values)\n    return x\n"},
+		{memex.KindTool, "python run.py", "bash: python run.py · exit 1 · ValueError", 1,
+			"Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nValueError: bad total in compute step 42\n"},
+		{memex.KindTool, "sed -i 's/compute_total/fixed_total/' app.py", "bash: sed -i · exit 0 · edited app.py (sed -i)", 0, ""},
+		{memex.KindTool, "cat app.py", "bash: cat app.py · exit 0 · read app.py (3 lines)", 0,
+			"def main():\n    x = fixed_total(values)\n    return x\n"},
+		{memex.KindTool, "python run.py", "bash: python run.py · exit 0 · all totals computed", 0, "all totals computed fine: 17 items\n"},
+		{memex.KindReasoning, "", "", 0, filler},
+		{memex.KindReasoning, "", "", 0, filler},
+		{memex.KindMessage, "", "", 0, "Done.\n"},
+	}
+	for i, e := range ents {
+		me := memex.Entry{Project: "example.com/app", Session: session, Agent: "test", Kind: e.kind,
+			Input: e.input, Summary: e.summary, Created: t0.Add(time.Duration(i) * time.Second)}
+		if e.kind == memex.KindTool {
+			me.Tool = "bash"
+			me.Exit = memex.IntPtr(e.exit)
+		}
+		if _, err := env.Store.Add(ctx, me, strings.NewReader(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkProbes asserts the derivation's promises against the archive: the
+// answer occurs once in its session, before the probe's point, and never
+// in the query.
+func checkProbes(t *testing.T, env Env, probes []Probe) {
+	t.Helper()
+	ctx := context.Background()
+	for _, p := range probes {
+		if strings.Contains(strings.ToLower(p.Query), strings.ToLower(p.Answer)) {
+			t.Errorf("%s: query %q contains answer %q", p.ID, p.Query, p.Answer)
+		}
+		steps, err := loadSession(ctx, env.Store, p.Session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, st := range steps {
+			all.WriteString(st.text)
+		}
+		if n := strings.Count(all.String(), p.Answer); n != 1 {
+			t.Errorf("%s: answer %q occurs %d times in the session", p.ID, p.Answer, n)
+		}
+		if _, err := resolve(ctx, env.Store, p, steps); err != nil {
+			t.Errorf("%s: %v", p.ID, err)
+		}
+	}
+}
+
+func TestDeriveFindsEachShapeDeterministically(t *testing.T) {
+	env := openEnv(t)
+	addSession(t, env, "s1")
+	addSession(t, env, "s2")
+	ctx := context.Background()
+	a, err := Derive(ctx, env.Store, DeriveOptions{Project: "example.com/app", Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, p := range a {
+		kinds[p.Kind]++
+	}
+	// Each session gives one probe of each shape.
+	if want := map[string]int{KindRerun: 2, KindFailure: 2, KindEdit: 2}; !reflect.DeepEqual(kinds, want) {
+		t.Fatalf("kinds = %v, want %v\n%v", kinds, want, a)
+	}
+	for _, p := range a {
+		if p.Kind == KindEdit && p.Answer != "x = compute_total(values)" {
+			t.Errorf("edit answer = %q, want the line the edit removed", p.Answer)
+		}
+	}
+	checkProbes(t, env, a)
+	b, err := Derive(ctx, env.Store, DeriveOptions{Sessions: []string{"s2", "s1"}, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("derivation depends on the order sessions are named:\n%v\n%v", a, b)
+	}
+	c, err := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 7, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 7, Max: 3})
+	if len(c) != 3 || !reflect.DeepEqual(c, d) {
+		t.Fatalf("a sample of 3 with one seed: %v then %v", c, d)
+	}
+	if _, err := Derive(ctx, env.Store, DeriveOptions{}); err == nil {
+		t.Fatal("derive with no sessions named succeeded")
+	}
+}
+
+func TestProbesRoundTrip(t *testing.T) {
+	in := []Probe{{ID: "a", Project: "p", Session: "s", At: "3", Query: "q", Answer: "<x> & y", Kind: KindRerun}}
+	var sb strings.Builder
+	if err := WriteProbes(&sb, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadProbes(strings.NewReader("\n" + sb.String() + "\n"))
+	if err != nil || !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip: %v, %v", out, err)
+	}
+	if _, err := ReadProbes(strings.NewReader(`{"session":"s","at":"1"}`)); err == nil {
+		t.Fatal("a probe without an answer was accepted")
+	}
+}
+
+func TestBudgetStaysWithinBudget(t *testing.T) {
+	env := openEnv(t)
+	addSession(t, env, "s1")
+	catchUp(t, env)
+	ctx := context.Background()
+	probes, err := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A step index works as the point too; an answer absent before its
+	// point is skipped, not run.
+	probes = append(probes, Probe{ID: "by-step", Session: "s1", At: "5", Query: "python run.py", Answer: "bad total in compute step 42"},
+		Probe{ID: "later", Session: "s1", At: "2", Query: "python run.py", Answer: "all totals computed fine"})
+	budgets := []int{40, 150, 600, 5000}
+	outs, skipped, err := Budget(ctx, env, probes, BudgetOptions{Budgets: budgets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(skipped, []string{"later"}) {
+		t.Fatalf("skipped = %v", skipped)
+	}
+	if want := (len(probes) - 1) * len(budgets) * len(Strategies); len(outs) != want {
+		t.Fatalf("%d outcomes, want %d", len(outs), want)
+	}
+	for _, o := range outs {
+		if o.Tokens > o.Budget {
+			t.Errorf("%s %s at %d used %d", o.Probe, o.Strategy, o.Budget, o.Tokens)
+		}
+		// The whole session is ~1,300 tokens: at 5,000 the raw transcript
+		// holds every answer.
+		if o.Budget == 5000 && o.Strategy == Truncate && !o.Hit {
+			t.Errorf("%s: truncate at 5000 missed", o.Probe)
+		}
+		if o.Budget == 5000 && o.Strategy == Memex && !o.Hit {
+			t.Errorf("%s: memex at 5000 missed", o.Probe)
+		}
+	}
+}
+
+func TestFitHelpersRespectBudget(t *testing.T) {
+	text := strings.Repeat("alpha beta gamma delta\n", 50) + "one very long last line " + strings.Repeat("x", 500) + "\n"
+	steps := []step{{text: text}}
+	for _, b := range []int{0, 1, 5, 50, 100, 10000} {
+		if got := summarize.CountString(truncate(steps, b)); got > b {
+			t.Errorf("truncate at %d: %d tokens", b, got)
+		}
+		if got := summarize.CountString(headFit(text, b)); got > b {
+			t.Errorf("headFit at %d: %d tokens", b, got)
+		}
+	}
+	if got := truncate(steps, 10000); got != text {
+		t.Error("truncate with room for all lost text")
+	}
+	if got := headFit("a\nb\n", 10000); got != "a\nb\n" {
+		t.Errorf("headFit with room for all = %q", got)
+	}
+}
+
+func TestWilsonMatchesHandComputed(t *testing.T) {
+	// Computed by hand from (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n).
+	for _, c := range []struct {
+		hits, n int
+		lo, hi  float64
+	}{
+		{8, 10, 0.490157, 0.943319},
+		{0, 10, 0, 0.277540},
+		{10, 10, 0.722460, 1},
+		{1, 2, 0.094529, 0.905471},
+		{0, 0, 0, 1},
+	} {
+		lo, hi := Wilson(c.hits, c.n, 1.96)
+		if math.Abs(lo-c.lo) > 1e-5 || math.Abs(hi-c.hi) > 1e-5 {
+			t.Errorf("Wilson(%d, %d) = [%f, %f], want [%f, %f]", c.hits, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
+func TestSummarizeAggregates(t *testing.T) {
+	ms := time.Millisecond
+	outs := []Outcome{
+		{Probe: "a", Strategy: Memex, Budget: 100, Hit: true, Tokens: 90, Derefs: 2, Latency: 2 * ms, StepsBack: 1, TokensBack: 500},
+		{Probe: "b", Strategy: Memex, Budget: 100, Hit: false, Tokens: 50, Derefs: 1, Latency: 4 * ms, StepsBack: 30, TokensBack: 9000},
+		{Probe: "c", Strategy: Memex, Budget: 100, Hit: true, Tokens: 70, Derefs: 0, Latency: 6 * ms, StepsBack: 30, TokensBack: 8000},
+		{Probe: "a", Strategy: Truncate, Budget: 100, Hit: false, Tokens: 100},
+	}
+	cells := Summarize(outs, []string{Memex, Truncate}, []int{100})
+	if len(cells) != 2 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	m := cells[0]
+	if m.N != 3 || m.Hits != 2 || math.Abs(m.Rate.Rate-2.0/3) > 1e-9 || m.MeanTokens != 70 || m.MeanDerefs != 1 || m.MeanMillis != 4 {
+		t.Fatalf("memex cell = %+v", m)
+	}
+	// 1-4 steps: a (hit); 20+ steps: b (miss), c (hit).
+	if s := m.BySteps; s[0].N != 1 || s[0].Hits != 1 || s[1].N != 0 || s[2].N != 2 || s[2].Hits != 1 {
+		t.Fatalf("by steps = %+v", s)
+	}
+	// <1k: a; >8k: b and c (8,000 is the bucket's lower bound).
+	if b := m.ByTokens; b[0].N != 1 || b[3].N != 2 || b[3].Hits != 1 || b[2].N != 0 {
+		t.Fatalf("by tokens = %+v", b)
+	}
+	if tr := cells[1]; tr.N != 1 || tr.Hits != 0 || tr.MeanTokens != 100 {
+		t.Fatalf("truncate cell = %+v", tr)
+	}
+	var sb strings.Builder
+	if err := WriteTable(&sb, Report{Probes: 3, Budgets: []int{100}, Strategies: []string{Memex, Truncate}, Cells: cells}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "66.7%") {
+		t.Errorf("table lacks the memex rate:\n%s", sb.String())
+	}
+	svg := Plot(Report{Budgets: []int{100}, Strategies: []string{Memex, Truncate}, Cells: cells})
+	if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "memex") {
+		t.Errorf("plot = %q", svg)
+	}
+}
+
+// TestCorpora derives probes from real trajectories and runs every
+// strategy on them: derivation is repeatable, never leaks, and no context
+// exceeds its budget.
+func TestCorpora(t *testing.T) {
+	dir := testutil.Corpora(t)
+	if testing.Short() {
+		t.Skip("ingests real trajectories")
+	}
+	env := openEnv(t)
+	ctx := context.Background()
+	paths := []string{filepath.Join(dir, "swe-agent"), filepath.Join(dir, "mini-swe-agent", "sympy__sympy-23534"),
+		filepath.Join(dir, "mini-swe-agent", "django__django-11848")}
+	if _, err := ingest.Run(ctx, env.Store, ingest.Options{Format: ingest.Auto, Paths: paths}); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, env)
+	a, err := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 42})
+	if len(a) == 0 || !reflect.DeepEqual(a, b) {
+		t.Fatalf("derivation: %d probes, repeatable %v", len(a), reflect.DeepEqual(a, b))
+	}
+	checkProbes(t, env, a)
+	outs, skipped, err := Budget(ctx, env, a, BudgetOptions{Budgets: []int{300, 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) > 0 {
+		t.Errorf("derived probes skipped: %v", skipped)
+	}
+	t.Logf("%d probes, %d outcomes", len(a), len(outs))
+}

@@ -143,7 +143,7 @@ func (s *Store) Verify(ctx context.Context, fn func(Problem)) (int, error) {
 	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
 		n++
 		id := trailingID(k)
-		r, err := decodeRecord(v)
+		r, err := decodeRecord(id, v)
 		if err != nil {
 			fn(Problem{ID: id, Message: err.Error()})
 			return nil
@@ -236,7 +236,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	sessions := map[string]struct{}{}
 	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
-		r, err := decodeRecord(v)
+		r, err := decodeRecord(trailingID(k), v)
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", trailingID(k), err)
 		}

@@ -29,16 +29,22 @@ func (s *Store) getRecord(id memex.ID) (record, error) {
 	if err != nil {
 		return record{}, err
 	}
-	return decodeRecord(v)
+	return decodeRecord(id, v)
 }
 
-func decodeRecord(v []byte) (record, error) {
-	var r record
+// decodeRecord decodes the metadata stored under entry id.
+func decodeRecord(id memex.ID, v []byte) (record, error) {
 	if len(v) == 0 || v[0] != codecJSON {
-		return r, fmt.Errorf("metadata codec: %w", memex.ErrCorrupt)
+		return record{}, fmt.Errorf("metadata codec: %w", memex.ErrCorrupt)
 	}
-	if err := json.Unmarshal(v[1:], &r); err != nil {
-		return r, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
+	var sr storedRecord
+	if err := json.Unmarshal(v[1:], &sr); err != nil {
+		return record{}, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
+	}
+	r := record{Entry: sr.Entry, Body: id}
+	r.ID = id
+	if sr.Body != nil {
+		r.Body = *sr.Body
 	}
 	return r, nil
 }
@@ -303,7 +309,7 @@ func (s *Store) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entr
 		hi = idKey(prefixMeta, memex.IDFloor(to))
 	}
 	return s.scanRange(ctx, lo, hi, func(k, v []byte) error {
-		r, err := decodeRecord(v)
+		r, err := decodeRecord(trailingID(k), v)
 		if err != nil {
 			return fmt.Errorf("archive: scan: entry %s: %w", trailingID(k), err)
 		}

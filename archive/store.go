@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/summarize"
@@ -75,6 +76,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 		// must replay at open short: a cold CLI call pays for that replay.
 		MemTableSize: 8 << 20,
 	}
+	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings {
+		return pebble.UniformDBCompressionSettings(block.ZstdCompression)
+	})
 	if o.InMemory {
 		po.FS = vfs.NewMem()
 		dir = ""

@@ -25,10 +25,32 @@ import (
 // own state.
 const FlushSize = 8 << 20
 
-// record is the stored metadata: the entry plus the body it references.
+// record is the metadata of an entry: the entry plus the body it
+// references.
 type record struct {
 	memex.Entry
-	Body memex.ID `json:"body"`
+	Body memex.ID
+}
+
+// storedRecord is record as stored. The entry's ID is the key's, so it is
+// not repeated; nor is the body's when it is the entry's own (the common
+// case). This is a fifth of a small entry's metadata.
+type storedRecord struct {
+	memex.Entry
+	ID   *struct{} `json:"id,omitempty"` // shadows Entry.ID: never written
+	Body *memex.ID `json:"body,omitempty"`
+}
+
+func encodeRecord(r record) ([]byte, error) {
+	sr := storedRecord{Entry: r.Entry}
+	if r.Body != r.ID {
+		sr.Body = &r.Body
+	}
+	b, err := json.Marshal(sr)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{codecJSON}, b...), nil
 }
 
 // Add archives the content read from body under e's metadata and returns
@@ -105,12 +127,12 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 		_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
 		_ = b.Set(hashKey(sum), e.ID[:], nil)
 	}
-	meta, err := json.Marshal(record{Entry: e, Body: bodyID})
+	meta, err := encodeRecord(record{Entry: e, Body: bodyID})
 	if err != nil {
 		w.abort()
 		return memex.Entry{}, fmt.Errorf("archive: add: encode metadata: %w", err)
 	}
-	_ = b.Set(idKey(prefixMeta, e.ID), append([]byte{codecJSON}, meta...), nil)
+	_ = b.Set(idKey(prefixMeta, e.ID), meta, nil)
 	_ = b.Set(refKey(bodyID, e.ID), nil, nil)
 	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
 	if e.Session != "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -150,6 +151,10 @@ type Server struct {
 	reader *deref.Reader
 	log    *slog.Logger
 	http   http.Handler
+	// stopping is closed when Serve begins its shutdown: long-lived MCP
+	// streams end then, instead of holding the shutdown for its timeout.
+	stopping  chan struct{}
+	closeOnce sync.Once
 }
 
 // Defaults of Options.
@@ -178,7 +183,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger}
+	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger, stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

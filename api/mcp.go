@@ -84,8 +84,26 @@ func (s *Server) mcpServer() *mcp.Server {
 // mcpHandler serves MCP over streamable HTTP.
 func (s *Server) mcpHandler() http.Handler {
 	srv := s.mcpServer()
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: s.opts.MaxJSON, SessionTimeout: 30 * time.Minute, Logger: s.log})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		// A GET is the server-to-client stream, open for as long as the
+		// client stays: end it when the server shuts down.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // ServeStdio serves the MCP tools over in and out (newline-delimited

@@ -64,7 +64,7 @@ type hookInput struct {
 
 func (a *app) hookCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude-code|codex EVENT",
+		Use:   "hook claude-code|codex EVENT [JSON]",
 		Short: "Handle an agent host's hook event (reads the host's JSON on stdin)",
 		Long: `Run as the host's hook command (memex install writes the configuration):
 
@@ -75,11 +75,17 @@ func (a *app) hookCommand() *cobra.Command {
   Stop, SubagentStop,
   SessionEnd              import the transcript (quickly; spooled when the store is busy)
 
+Codex's notify program is "memex hook codex notify": it passes its JSON as an argument
+(agent-turn-complete with the thread id) and memex imports that thread's rollout.
+
 A hook always exits 0 and prints nothing on stdout but the context it injects;
 problems go to stderr.`,
 		Example: `  echo '{"session_id":"s","hook_event_name":"PostToolUse",...}' | memex hook claude-code PostToolUse`,
-		Args:    exactArgs(2),
+		Args:    rangeArgs(2, 3),
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 3 {
+				a.stdin = strings.NewReader(args[2])
+			}
 			a.runHook(c.Context(), args[0], args[1])
 			return nil
 		},
@@ -116,6 +122,12 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	}
 	if in.Event != "" {
 		event = in.Event
+	}
+	if strings.EqualFold(event, "notify") {
+		if err := a.codexNotify(ctx, raw); err != nil {
+			fmt.Fprintf(a.stderr, "memex hook notify: %s\n", userMessage(err))
+		}
+		return
 	}
 	switch hookEvent(event) {
 	case "PostToolUse":
@@ -474,4 +486,31 @@ func cutLines(s string, max int) string {
 	}
 	fmt.Fprintf(&b, note, len(lines)-i)
 	return b.String()
+}
+
+// codexNotify imports the rollout of the thread a Codex notify names.
+func (a *app) codexNotify(ctx context.Context, raw []byte) error {
+	var n struct {
+		Type     string `json:"type"`
+		ThreadID string `json:"thread-id"`
+	}
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return err
+	}
+	if n.ThreadID == "" || strings.ContainsAny(n.ThreadID, "/\\*?[") {
+		return nil
+	}
+	dir := os.Getenv("CODEX_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*"+n.ThreadID+".jsonl"))
+	if len(found) == 0 {
+		return nil
+	}
+	return a.hookIngest(ctx, ingest.Codex, hookInput{TranscriptPath: found[len(found)-1]}, hookLockWait)
 }

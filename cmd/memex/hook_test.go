@@ -279,3 +279,26 @@ func TestHookThroughServer(t *testing.T) {
 		t.Fatalf("SessionStart through the server: %q", r.stdout)
 	}
 }
+
+// TestCodexNotify: Codex's notify program imports the thread's rollout.
+func TestCodexNotify(t *testing.T) {
+	corpora := testutil.Corpora(t)
+	const thread = "019e9625-802f-7e91-840a-cfe88d14117a"
+	codexHome := t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome)
+	b, err := os.ReadFile(filepath.Join(corpora, "codex", "session-01.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(codexHome, "sessions", "2026", "06", "05", "rollout-2026-06-05T04-58-20-"+thread+".jsonl"), string(b))
+	home := t.TempDir()
+	r := run(t, home, nil, "hook", "codex", "notify", `{"type":"agent-turn-complete","thread-id":"`+thread+`","cwd":"/tmp"}`)
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("notify: %+v", r)
+	}
+	r = run(t, home, nil, "context", "--session", thread, "--json")
+	var res struct{ Total int }
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Total == 0 {
+		t.Fatalf("thread not imported: %v %+v", err, r)
+	}
+}

@@ -181,7 +181,8 @@ func TestInstallCodexAndOpenCode(t *testing.T) {
 			t.Fatalf("second install %s: %+v", host, r)
 		}
 	}
-	if got := readFile(t, toml); !strings.HasPrefix(got, tomlOrig) || !strings.Contains(got, "[mcp_servers.memex]\ncommand = \"memex\"\nargs = [\"mcp\"]") {
+	if got := readFile(t, toml); !strings.Contains(got, tomlOrig) || !strings.Contains(got, "[mcp_servers.memex]\ncommand = \"memex\"\nargs = [\"mcp\"]") ||
+		!strings.HasPrefix(got, tomlNotifyBegin+"\nnotify = [\"memex\", \"hook\", \"codex\", \"notify\"]\n") {
 		t.Fatalf("config.toml:\n%s", got)
 	}
 	if got := readFile(t, filepath.Join(home, ".codex", "hooks.json")); !strings.Contains(got, "memex hook codex PostToolUse") {
@@ -221,5 +222,17 @@ func TestOrderedJSONRoundTrip(t *testing.T) {
 	json.Unmarshal([]byte(out), &y)
 	if !jsonEqual(x, y) {
 		t.Fatalf("round trip changed the value:\n%s", out)
+	}
+}
+
+func TestTomlEditKeepsUserNotify(t *testing.T) {
+	orig := "notify = [\"my-notifier\"]\n[mcp_servers.memex]\ncommand = \"/opt/memex\"\n"
+	got, err := tomlEdit("memex", false)([]byte(orig))
+	if err != nil || string(got) != orig {
+		t.Fatalf("install over the user's own notify and server: %q %v", got, err)
+	}
+	back, err := tomlEdit("memex", true)(got)
+	if err != nil || string(back) != orig {
+		t.Fatalf("uninstall removed the user's entries: %q %v", back, err)
 	}
 }

@@ -317,3 +317,28 @@ func TestCorpora(t *testing.T) {
 	}
 	t.Logf("%d probes, %d outcomes", len(a), len(outs))
 }
+
+func TestSedChanged(t *testing.T) {
+	numbered := []string{"   10\tdef f(x):", "   11\t    return symbols(name, **args)", "   12\t    pass"}
+	plain := []string{"<returncode>0</returncode>", "<output>", "def f(x):", "    y = old_call(x)", "    pass", "</output>"}
+	for _, c := range []struct {
+		name, input, summary string
+		read                 []string
+		want                 []string
+	}{
+		{"substitution", `sed -i 's/symbols(name, \*\*args)/symbols(name, cls=cls, \*\*args)/' a.py`, "", numbered,
+			[]string{"return symbols(name, **args)"}},
+		{"addressed substitution elsewhere", `sed -i '12s/symbols/x/' a.py`, "", numbered, nil},
+		{"double quotes", `sed -i "s|old_call|new_call|" a.py`, "", plain, []string{"y = old_call(x)"}},
+		{"regex pattern", `sed -i 's/old_.*/new/' a.py`, "", plain, nil},
+		{"change numbered line", `sed -i '11c\    return 1' a.py`, "", numbered, []string{"return symbols(name, **args)"}},
+		{"delete range of a ranged read", `sed -i '41,41d' a.py`, "bash: sed -n '40,42p' a.py · exit 0 · read a.py (lines 40-42): 3 lines", plain,
+			[]string{"y = old_call(x)"}},
+		{"insert removes nothing", `sed -i '11i\    # note' a.py`, "", numbered, nil},
+		{"not sed", `python fix.py`, "", numbered, nil},
+	} {
+		if got := sedChanged(c.input, c.summary, c.read); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memex-archive/memex"
@@ -248,8 +249,10 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 
 	// The rules run from the rarest shape to the commonest, so that a line
 	// two rules could claim goes to the rarer.
-	// edit: read, edited, read again; a line of the first read whose
-	// neighbours the second read still shows but which it no longer has.
+	// edit: a file read, then edited; the answer is a line of the read
+	// that the edit removed or changed: one the edit's sed command names
+	// (s/OLD/NEW/ matches it, or N,Mc / N,Md covers its number), or one
+	// whose neighbours a later read still shows but which it no longer has.
 	for e, st := range steps {
 		m := editPath.FindStringSubmatch(st.e.Summary)
 		if m == nil || e+1 >= n || count[KindEdit] >= per {
@@ -267,18 +270,25 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 				after = k
 			}
 		}
-		if before < 0 || after < 0 {
+		if before < 0 {
 			continue
 		}
-		now := lineSet(steps[after].body, true)
 		orig := strings.Split(steps[before].body, "\n")
 		var cands []string
-		for k := 1; k+1 < len(orig); k++ {
-			l := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k], ""))
-			prev := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k-1], ""))
-			next := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k+1], ""))
-			if prev != "" && next != "" && now[prev] && now[next] && !now[l] && answer(l, path) {
+		for _, l := range sedChanged(st.e.Input, steps[before].e.Summary, orig) {
+			if answer(l, path) {
 				cands = append(cands, l)
+			}
+		}
+		if after >= 0 {
+			now := lineSet(steps[after].body, true)
+			for k := 1; k+1 < len(orig); k++ {
+				l := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k], ""))
+				prev := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k-1], ""))
+				next := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k+1], ""))
+				if prev != "" && next != "" && now[prev] && now[next] && !now[l] && answer(l, path) && !slices.Contains(cands, l) {
+					cands = append(cands, l)
+				}
 			}
 		}
 		if len(cands) > 0 {
@@ -328,6 +338,108 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 	}
 
 	return out
+}
+
+var (
+	sedScript = regexp.MustCompile(`sed\s+-i(?:\.\w+)?\s+(?:-e\s+)?(?:'([^']*)'|"([^"]*)")`)
+	readRange = regexp.MustCompile(`· read \S+?(?::| \((?:lines (\d+)-\d+|first \d+ lines)\))`)
+	sedLines  = regexp.MustCompile(`^(\d+)(?:,(\d+))?[cd]`)
+	sedAddr   = regexp.MustCompile(`^(?:(\d+)(?:,(\d+))?)?s(.)`)
+	nlNumber  = regexp.MustCompile(`^\s*(\d+)\t`)
+)
+
+// sedChanged returns the trimmed lines of a read (numbers stripped) that
+// the sed -i command in input removes or rewrites. It understands
+// [N[,M]]s/OLD/NEW/ with a literal OLD and N[,M]c / N[,M]d on a read with
+// line numbers; anything else yields nothing rather than a guess.
+func sedChanged(input, readSummary string, read []string) []string {
+	m := sedScript.FindStringSubmatch(input)
+	if m == nil {
+		return nil
+	}
+	script := m[1] + m[2]
+	// A read without line numbers of its own is numbered from where the
+	// summary says it starts (the whole file and a head start at 1), its
+	// first line being the one after the <output> wrapper when present.
+	first := 0
+	if rm := readRange.FindStringSubmatch(readSummary); rm != nil {
+		first = 1
+		if rm[1] != "" {
+			first, _ = strconv.Atoi(rm[1])
+		}
+	}
+	start := slices.Index(read, "<output>") + 1
+	type line struct {
+		num  int // 0 when the read has no numbers
+		text string
+	}
+	lines := make([]line, 0, len(read))
+	for i, l := range read {
+		num := 0
+		if nm := nlNumber.FindStringSubmatch(l); nm != nil {
+			num, _ = strconv.Atoi(nm[1])
+		} else if first > 0 && i >= start {
+			num = first + i - start
+		}
+		lines = append(lines, line{num, strings.TrimSpace(nlPrefix.ReplaceAllString(l, ""))})
+	}
+	inRange := func(num int, from, to string) bool {
+		if from == "" {
+			return true
+		}
+		lo, _ := strconv.Atoi(from)
+		hi := lo
+		if to != "" {
+			hi, _ = strconv.Atoi(to)
+		}
+		return num >= lo && num <= hi
+	}
+	var out []string
+	if lm := sedLines.FindStringSubmatch(script); lm != nil {
+		for _, l := range lines {
+			if l.num > 0 && inRange(l.num, lm[1], lm[2]) && l.text != "" {
+				out = append(out, l.text)
+			}
+		}
+		return out
+	}
+	am := sedAddr.FindStringSubmatch(script)
+	if am == nil {
+		return nil
+	}
+	old, ok := sedLiteral(script[len(am[0]):], am[3][0])
+	if !ok || strings.TrimSpace(old) == "" {
+		return nil
+	}
+	for _, l := range lines {
+		if strings.Contains(l.text, old) && (am[1] == "" || l.num > 0 && inRange(l.num, am[1], am[2])) {
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+// sedLiteral reads a sed pattern up to the delimiter and returns it as a
+// literal string; ok is false when the pattern uses regular-expression
+// operators other than '.' (taken literally: code is full of dots and the
+// match is checked against the read anyway).
+func sedLiteral(s string, delim byte) (string, bool) {
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			sb.WriteByte(s[i])
+		case c == delim:
+			return sb.String(), true
+		case strings.IndexByte("*[]^$", c) >= 0:
+			return "", false
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return "", false
 }
 
 // lineSet is the set of a body's trimmed lines, without `nl` numbers when

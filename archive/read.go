@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/memex-archive/memex"
 )
 
@@ -115,13 +116,27 @@ func (s *Store) Body(ctx context.Context, id memex.ID) (io.ReadCloser, error) {
 
 // ReadAll returns the whole content of entry id. Use Body for content of
 // unknown size.
+//
+// The returned slice is the caller's. It is allocated once, at the entry's
+// size, and every chunk decodes straight into it.
 func (s *Store) ReadAll(ctx context.Context, id memex.ID) ([]byte, error) {
 	rc, err := s.Body(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	br := rc.(*bodyReader)
+	var size int64
+	for _, n := range br.t.sizes {
+		size += int64(n)
+	}
+	out := make([]byte, 0, size)
+	for br.next < len(br.t.sizes) {
+		if out, err = br.decodeNext(out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Lines streams lines from..to (1-based, inclusive, each with its '\n')
@@ -188,22 +203,13 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		if err := b.ctx.Err(); err != nil {
 			return 0, err
 		}
-		v, err := b.s.get(chunkKey(b.body, uint32(b.next)))
-		if err != nil {
-			if errors.Is(err, memex.ErrNotFound) {
-				err = fmt.Errorf("chunk %d missing: %w", b.next, memex.ErrCorrupt)
-			}
-			return 0, fmt.Errorf("archive: read %s: %w", b.id, err)
+		if b.buf == nil {
+			b.buf = getChunk()
 		}
-		b.buf, err = decodeChunk(b.buf[:0], v)
-		if err != nil {
-			return 0, fmt.Errorf("archive: read %s: chunk %d: %w", b.id, b.next, err)
+		var err error
+		if b.buf, err = b.decodeNext(b.buf[:0]); err != nil {
+			return 0, err
 		}
-		if len(b.buf) != int(b.t.sizes[b.next]) {
-			return 0, fmt.Errorf("archive: read %s: chunk %d has %d bytes, table says %d: %w",
-				b.id, b.next, len(b.buf), b.t.sizes[b.next], memex.ErrCorrupt)
-		}
-		b.next++
 		b.off = 0
 	}
 	n := copy(p, b.buf[b.off:])
@@ -211,7 +217,50 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *bodyReader) Close() error { b.buf = nil; return nil }
+// decodeNext appends the raw bytes of the next chunk to dst, reading the
+// stored value in place (no copy) and checking its size against the table.
+func (b *bodyReader) decodeNext(dst []byte) ([]byte, error) {
+	if err := b.ctx.Err(); err != nil {
+		return dst, err
+	}
+	i := b.next
+	v, closer, err := b.s.db.Get(chunkKey(b.body, uint32(i)))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst, fmt.Errorf("archive: read %s: chunk %d missing: %w", b.id, i, memex.ErrCorrupt)
+	}
+	if err != nil {
+		return dst, fmt.Errorf("archive: read %s: %w", b.id, err)
+	}
+	// The decoder's memory limit counts what dst already holds, so a chunk
+	// decodes on its own (into a pooled buffer when dst is not empty).
+	out := dst
+	if len(dst) > 0 {
+		out = getChunk()[:0]
+		defer putChunk(out[:ChunkSize])
+	}
+	out, err = decodeChunk(out, v)
+	closer.Close()
+	if err != nil {
+		return dst, fmt.Errorf("archive: read %s: chunk %d: %w", b.id, i, err)
+	}
+	if len(out) != int(b.t.sizes[i]) {
+		return dst, fmt.Errorf("archive: read %s: chunk %d has %d bytes, table says %d: %w",
+			b.id, i, len(out), b.t.sizes[i], memex.ErrCorrupt)
+	}
+	b.next++
+	if len(dst) > 0 {
+		return append(dst, out...), nil
+	}
+	return out, nil
+}
+
+func (b *bodyReader) Close() error {
+	if b.buf != nil && cap(b.buf) >= ChunkSize {
+		putChunk(b.buf[:ChunkSize])
+	}
+	b.buf = nil
+	return nil
+}
 
 // lineReader skips skip newlines, then passes want lines (want < 0: all).
 type lineReader struct {

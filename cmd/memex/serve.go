@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -21,6 +22,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
@@ -407,6 +409,10 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteShow(ctx, r, c)
 	case "search":
 		err = a.remoteSearch(ctx, r, c)
+	case "deref":
+		err = a.remoteDeref(ctx, r, c)
+	case "context":
+		err = a.remoteContext(ctx, r, c)
 	default:
 		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
 			name, addr, memex.ErrBusy)
@@ -528,6 +534,66 @@ func (a *app) remoteSearch(ctx context.Context, r *remote, c *cobra.Command) err
 	}
 	printHits(a.stdout, a.stderr, res)
 	return nil
+}
+
+func (a *app) remoteDeref(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	budget, _ := f.GetInt("budget")
+	query, _ := f.GetString("query")
+	project, _ := f.GetString("project")
+	b, err := json.Marshal(map[string]any{"refs": f.Args(), "budget": budget, "query": query, "project": project})
+	if err != nil {
+		return err
+	}
+	resp, err := r.do(ctx, "POST", "/v1/deref", nil, bytes.NewReader(b), "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var res struct {
+		deref.Result
+		Text string `json:"text"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+		return err
+	}
+	if asJSON, _ := f.GetBool("json"); asJSON {
+		err = writeJSON(a.stdout, res.Result)
+	} else {
+		_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
+	}
+	if err == nil && len(res.Items) == 0 {
+		return &exitStatus{code: exitFailure}
+	}
+	return err
+}
+
+func (a *app) remoteContext(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	q := url.Values{}
+	for _, n := range []string{"session", "project", "before"} {
+		if v, _ := f.GetString(n); v != "" {
+			q.Set(n, v)
+		}
+	}
+	if q.Get("session") == "" && q.Get("project") == "" {
+		if s := liveSession(); s != "" {
+			q.Set("session", s)
+		} else if wd, err := os.Getwd(); err == nil {
+			q.Set("project", projectOf(wd))
+		}
+	}
+	budget, _ := f.GetInt("budget")
+	q.Set("budget", strconv.Itoa(budget))
+	var res api.ContextResult
+	if err := r.getJSON(ctx, "/v1/context", q, &res); err != nil {
+		return err
+	}
+	if asJSON, _ := f.GetBool("json"); asJSON {
+		return writeJSON(a.stdout, res.ContextResult)
+	}
+	_, err := fmt.Fprint(a.stdout, ensureNewline(res.Text))
+	return err
 }
 
 // printHits prints search hits as memex search does.

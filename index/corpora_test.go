@@ -232,14 +232,3 @@ func TestCorporaCalls(t *testing.T) {
 		t.Fatalf("an agent's calls are missing: %v", agents)
 	}
 }
-
-// truncate cuts s to at most n bytes at a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}

@@ -12,15 +12,16 @@
 //     code tokenizer, no stemming);
 //   - tool, kind, agent, project, session, id, and path (every file path
 //     mentioned, with its suffixes): exact keywords;
-//   - created (the ID's millisecond) and exit: numbers.
+//   - created (the ID's millisecond) and exit: numbers;
+//   - meta: the one stored field, the few hundred bytes a hit shows
+//     (summary, tokens, session, project, agent, created, aliases), used
+//     when Options.Entry does not supply them fresh from the archive.
 //
-// Nothing is stored, no field keeps term vectors (positions) or doc
-// values, and nothing goes to bleve's composite _all field. A hit's
-// metadata (summary, tokens, session, ...) comes from the archive
-// (Options.Entry); quoted phrases are checked against the archived
-// content (Options.Content), which also yields the hits' snippets.
-// Positions would double the index; stored metadata would repeat the
-// archive. Scoring is BM25.
+// No field keeps term vectors (positions) or doc values, and nothing goes
+// to bleve's composite _all field. Quoted phrases are checked against the
+// archived content (Options.Content), which also yields the hits'
+// snippets: positions would double the index, and the archive holds the
+// exact text anyway. Scoring is BM25.
 //
 // The code tokenizer keeps each word whole and adds its parts:
 // parseConfigFile → parseconfigfile, parse, config, file;

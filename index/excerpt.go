@@ -260,4 +260,15 @@ func firstLine(s string) string {
 	return s
 }
 
+// truncate cuts s to at most n bytes at a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ import (
 // SchemaVersion names the mapping, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -44,6 +45,7 @@ const (
 	fID      = "id"      // keyword: the ID's 26 characters (ordered like IDs)
 	fCreated = "created" // number: the ID's millisecond timestamp
 	fExit    = "exit"    // number: exit status when known
+	fMeta    = "meta"    // stored only: what a hit shows when Options.Entry is nil
 )
 
 // Options configure Open. The zero value (or nil) is an on-disk index with
@@ -61,9 +63,10 @@ type Options struct {
 	Content func(ctx context.Context, id memex.ID) (io.ReadCloser, error)
 
 	// Entry returns an entry's metadata, for the hits' summary, tokens,
-	// session and the rest (the index stores nothing but IDs). An error
-	// wrapping memex.ErrNotFound drops the hit and removes it from the
-	// index, as for Content. Nil: hits carry ID, score and snippet only.
+	// session and the rest, fresh from the archive (aliases added since
+	// indexing included). An error wrapping memex.ErrNotFound drops the
+	// hit and removes it from the index, as for Content. Nil: hits show
+	// the copy stored in the index at indexing time.
 	Entry func(ctx context.Context, id memex.ID) (memex.Entry, error)
 
 	// Timeout bounds one Search, snippets included; past it the result is
@@ -163,9 +166,9 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(names) == 0, err
 }
 
-// newMapping is the schema: what each field indexes. Nothing is stored
-// (hits take their metadata from the archive, Options.Entry), no field
-// keeps term vectors (quoted phrases are
+// newMapping is the schema: what each field indexes. Nothing is stored but
+// one small field, the few hundred bytes a hit shows (so that a hit needs
+// no archive read), no field keeps term vectors (quoted phrases are
 // checked against archived content instead), nothing goes into bleve's
 // composite _all field, and nothing keeps doc values (memex sorts by
 // score or by ID only).
@@ -211,6 +214,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.DocValues = false
 		return f
 	}
+	meta := bleve.NewTextFieldMapping()
+	meta.Index = false
+	meta.Store = true
+	meta.IncludeTermVectors = false
+	meta.IncludeInAll = false
+	meta.DocValues = false
+
 	dm := bleve.NewDocumentStaticMapping()
 	// Without this, bleve still builds the composite _all field of every
 	// document (empty, as no field is included), at a tenth of the
@@ -224,6 +234,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	dm.AddFieldMappingsAt(fCreated, num())
 	dm.AddFieldMappingsAt(fExit, num())
+	dm.AddFieldMappingsAt(fMeta, meta)
 	im.DefaultMapping = dm
 	return im, im.Validate()
 }
@@ -238,6 +249,31 @@ type Doc struct {
 	Content []byte
 }
 
+// meta is the stored part of a document: what a hit shows. Short JSON
+// names: it is the one stored cost per entry.
+type meta struct {
+	Summary string     `json:"s,omitempty"`
+	Tokens  int64      `json:"t,omitempty"`
+	Session string     `json:"se,omitempty"`
+	Project string     `json:"p,omitempty"`
+	Agent   string     `json:"a,omitempty"`
+	Kind    memex.Kind `json:"k,omitempty"`
+	Tool    string     `json:"to,omitempty"`
+	Created time.Time  `json:"c"`
+	Aliases []string   `json:"al,omitempty"`
+	Exit    *int       `json:"x,omitempty"`
+	Input   string     `json:"i,omitempty"` // first line, bounded, for snippets
+}
+
+// maxMetaInput bounds the stored copy of the input.
+const maxMetaInput = 200
+
+func (m meta) entry(id memex.ID) memex.Entry {
+	return memex.Entry{ID: id, Summary: m.Summary, Tokens: m.Tokens, Session: m.Session, Project: m.Project,
+		Agent: m.Agent, Kind: m.Kind, Tool: m.Tool, Created: m.Created, Aliases: m.Aliases, Exit: m.Exit, Input: m.Input}
+}
+
+// document maps d to the fields of the schema.
 func document(d Doc) (string, map[string]interface{}, error) {
 	e := d.Entry
 	if e.ID.IsZero() {
@@ -251,9 +287,18 @@ func document(d Doc) (string, map[string]interface{}, error) {
 	if e.AgentSummary != "" && e.Summary != "" && e.Summary != e.AgentSummary {
 		summary += "\n" + e.Summary
 	}
+	mb, err := json.Marshal(meta{
+		Summary: e.DisplaySummary(), Tokens: e.Tokens, Session: e.Session, Project: e.Project,
+		Agent: e.Agent, Kind: e.Kind, Tool: e.Tool, Created: e.Created, Aliases: e.Aliases, Exit: e.Exit,
+		Input: truncate(firstLine(e.Input), maxMetaInput),
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("index: add %s: %w", e.ID, err)
+	}
 	doc := map[string]interface{}{
 		fID:      e.ID.String(),
 		fCreated: float64(e.ID.Time().UnixMilli()),
+		fMeta:    string(mb),
 	}
 	set := func(k, v string) {
 		if v != "" {

@@ -408,6 +408,10 @@ func TestReopenAndSchema(t *testing.T) {
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != id {
 		t.Fatalf("after reopen: %+v %v", res, err)
 	}
+	// Without Options.Entry, hits show the metadata stored at indexing.
+	if h := res.Hits[0]; h.Summary != "durable" || h.Kind != memex.KindNote {
+		t.Fatalf("hit without Entry: %+v", h)
+	}
 	// An index of another schema version is refused with a hint.
 	if err := ix.bi.SetInternal(schemaKey, []byte("0")); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -139,6 +140,9 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	}
 	for {
 		req := bleve.NewSearchRequestOptions(bq, size, from, false)
+		if ix.opts.Entry == nil {
+			req.Fields = []string{fMeta}
+		}
 		if len(p.words) == 0 && len(p.phrases) == 0 {
 			req.SortBy([]string{"-_id"}) // filters only: newest first
 		} else {
@@ -178,8 +182,8 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	return res, nil
 }
 
-// hit makes a Hit of a bleve hit: metadata from Options.Entry, phrase
-// check and snippet from Options.Content. keep is false when the phrase check
+// hit makes a Hit of a bleve hit: metadata from Options.Entry (else from
+// the stored copy), phrase check and snippet from Options.Content. keep is false when the phrase check
 // fails or the entry is gone from the archive (then it is added to gone).
 // Past the deadline it marks res Partial and keeps the hit unchecked,
 // without snippet (the caller drops it when phrases needed checking).
@@ -191,7 +195,13 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 	}
 	h := Hit{ID: id, Score: dh.Score}
 	var e memex.Entry
-	if ix.opts.Entry != nil {
+	if ix.opts.Entry == nil {
+		var m meta
+		if s, ok := dh.Fields[fMeta].(string); ok {
+			_ = json.Unmarshal([]byte(s), &m)
+		}
+		e = m.entry(id)
+	} else {
 		if ctx.Err() != nil {
 			res.Partial = true
 			return h, !check, nil
@@ -208,9 +218,9 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 			}
 			return Hit{}, false, fmt.Errorf("index: search: entry %s: %w", id, err)
 		}
-		h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
-		h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
 	}
+	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
+	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
 	input := []byte(firstLine(e.Input))
 	if ix.opts.Content == nil || (len(terms) == 0 && !check) {
 		h.Snippet = snippetOf(input, terms)

@@ -40,10 +40,10 @@ const SummaryShare = 0.25
 // searchHits is how many search hits rag and memex consider.
 const searchHits = 10
 
-// derefShare is the least budget memex gives each dereferenced entry; it
+// DerefShare is the least budget memex gives each dereferenced entry; it
 // derefs as many of the best hits as the rest of the budget allows at
 // that rate (one at least, three at most).
-const derefShare = 300
+const DerefShare = 300
 
 // ErrOverBudget marks a strategy that assembled a context larger than its
 // budget: the run is invalid.
@@ -57,8 +57,12 @@ type Env struct {
 
 // BudgetOptions configure Budget. Zero Budgets means DefaultBudgets.
 type BudgetOptions struct {
-	Budgets  []int
-	Progress func(done, total int) // called after every probe; may be nil
+	Budgets []int
+	// SummaryShare and DerefShare set memex's split (zero: the package
+	// defaults), for measuring how the result depends on them.
+	SummaryShare float64
+	DerefShare   int
+	Progress     func(done, total int) // called after every probe; may be nil
 }
 
 // Outcome is one probe under one strategy and budget.
@@ -131,6 +135,12 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 			return nil, nil, fmt.Errorf("eval: budget %d: want a positive number: %w", b, memex.ErrInvalid)
 		}
 	}
+	if opts.SummaryShare <= 0 || opts.SummaryShare >= 1 {
+		opts.SummaryShare = SummaryShare
+	}
+	if opts.DerefShare <= 0 {
+		opts.DerefShare = DerefShare
+	}
 	r := deref.New(env.Store)
 	sessions := map[string][]step{}
 	for i, p := range probes {
@@ -155,7 +165,7 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 		for _, b := range budgets {
 			for _, strat := range Strategies {
 				start := time.Now()
-				text, derefs, err := assemble(ctx, env, r, pc, strat, b)
+				text, derefs, err := assemble(ctx, env, r, pc, strat, b, opts)
 				took := time.Since(start)
 				if err != nil {
 					return nil, nil, fmt.Errorf("eval: probe %s: %s at %d: %w", p.ID, strat, b, err)
@@ -178,7 +188,7 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 }
 
 // assemble builds one strategy's context for a probe within budget tokens.
-func assemble(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, strat string, budget int) (string, int, error) {
+func assemble(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, strat string, budget int, opts BudgetOptions) (string, int, error) {
 	switch strat {
 	case Truncate:
 		return truncate(pc.steps[:pc.at], budget), 0, nil
@@ -188,7 +198,7 @@ func assemble(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, strat
 	case RAG:
 		return rag(ctx, env, pc, budget)
 	case Memex, MemexNoIdx:
-		return memexContext(ctx, env, r, pc, budget, strat == MemexNoIdx)
+		return memexContext(ctx, env, r, pc, budget, strat == MemexNoIdx, opts)
 	}
 	return "", 0, fmt.Errorf("eval: unknown strategy %q: %w", strat, memex.ErrInvalid)
 }
@@ -325,8 +335,8 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // the rest. The entries come from a search of the session before the
 // point, or (pick) from the summary's own lines ranked by the words they
 // share with the query, as an agent would choose without a search tool.
-func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, budget int, pick bool) (string, int, error) {
-	sumText, sumRes, err := summary(ctx, r, pc, int(float64(budget)*SummaryShare))
+func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, budget int, pick bool, opts BudgetOptions) (string, int, error) {
+	sumText, sumRes, err := summary(ctx, r, pc, int(float64(budget)*opts.SummaryShare))
 	if err != nil {
 		return "", 0, err
 	}
@@ -343,7 +353,7 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		}
 	}
 	rest := budget - summarize.CountString(sumText)
-	k := min(max(rest/derefShare, 1), 3, len(refs))
+	k := min(max(rest/opts.DerefShare, 1), 3, len(refs))
 	refs = refs[:k]
 	for len(refs) > 0 && rest > 0 {
 		res, err := r.Deref(ctx, refs, deref.Options{Budget: rest, Query: pc.p.Query, Project: pc.p.Project})

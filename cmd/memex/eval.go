@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -64,11 +65,14 @@ of the project name at a path boundary; "" with --project takes all sessions).`,
 }
 
 type evalBudgetOptions struct {
-	probes  string
-	budgets string
-	json    bool
-	plot    string
-	quiet   bool
+	probes   string
+	budgets  string
+	json     bool
+	plot     string
+	outcomes string
+	share    float64
+	perDeref int
+	quiet    bool
 }
 
 func (a *app) evalBudgetCommand() *cobra.Command {
@@ -95,6 +99,9 @@ derefs and latency, then hit rates by how far back the evidence lies.`,
 	f.StringVar(&o.budgets, "budgets", "1000,2000,4000,8000", "comma-separated token budgets")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.StringVar(&o.plot, "plot", "", "write an SVG plot of hit rate against budget to this file")
+	f.StringVar(&o.outcomes, "outcomes", "", "write every probe's outcome per strategy and budget (JSON lines) to this file")
+	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: part of the budget for the IndexedSummary")
+	f.IntVar(&o.perDeref, "deref-share", eval.DerefShare, "memex: least tokens per dereferenced entry (1 to 3 entries)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	return c
 }
@@ -130,7 +137,10 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		return err
 	}
 	defer ix.Close()
-	opts := eval.BudgetOptions{Budgets: budgets}
+	if o.share <= 0 || o.share >= 1 || o.perDeref <= 0 {
+		return usagef("--summary-share wants a number between 0 and 1, --deref-share a positive number")
+	}
+	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share, DerefShare: o.perDeref}
 	if bar := a.progress("eval", o.quiet || o.json); bar != nil {
 		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
 	}
@@ -142,6 +152,18 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		Strategies: eval.Strategies, Cells: eval.Summarize(outs, eval.Strategies, budgets)}
 	if rep.Skipped == nil {
 		rep.Skipped = []string{}
+	}
+	if o.outcomes != "" {
+		var sb strings.Builder
+		enc := json.NewEncoder(&sb)
+		for _, out := range outs {
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(o.outcomes, []byte(sb.String()), 0o644); err != nil {
+			return fmt.Errorf("eval: outcomes: %w", err)
+		}
 	}
 	if o.plot != "" {
 		if err := os.WriteFile(o.plot, []byte(eval.Plot(rep)), 0o644); err != nil {

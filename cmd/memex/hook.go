@@ -242,13 +242,23 @@ func (a *app) hookPostToolUse(ctx context.Context, agent string, in hookInput) e
 		}
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}
-	err := a.withHookStore(ctx, hookLockWait, func(s *archive.Store) error {
-		_, err := s.Add(ctx, e, bytes.NewReader(body))
-		return err
-	})
+	err := a.withHookStore(ctx, hookLockWait, func(s *archive.Store) error { return addOnce(ctx, s, e, body) })
 	if errors.Is(err, memex.ErrBusy) {
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}
+	return err
+}
+
+// addOnce adds a captured tool call unless the call is archived already
+// (its "cc:" key present: a transcript import got there first, as it can
+// when the host runs the hook in the background).
+func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) error {
+	if len(e.Aliases) > 0 && strings.HasPrefix(e.Aliases[0], "cc:") {
+		if _, err := s.Resolve(ctx, e.Aliases[0], ""); err == nil || errors.Is(err, memex.ErrAmbiguous) {
+			return nil
+		}
+	}
+	_, err := s.Add(ctx, e, bytes.NewReader(body))
 	return err
 }
 
@@ -362,7 +372,7 @@ func drainSpoolDir(ctx context.Context, home string, s *archive.Store, log func(
 		switch {
 		case item.Entry != nil:
 			if _, err := s.Get(ctx, item.Entry.ID); errors.Is(err, memex.ErrNotFound) {
-				if _, err := s.Add(ctx, *item.Entry, bytes.NewReader(item.Content)); err != nil {
+				if err := addOnce(ctx, s, *item.Entry, item.Content); err != nil {
 					return err
 				}
 			}

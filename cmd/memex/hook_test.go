@@ -132,6 +132,9 @@ func TestHooksEndToEnd(t *testing.T) {
 		}
 	}
 	hookRun(t, home, "PreCompact", with("hook_event_name", "PreCompact", "trigger", "auto"))
+	// A background PostToolUse that lands after the import adds nothing.
+	hookRun(t, home, "PostToolUse", with("hook_event_name", "PostToolUse", "tool_name", calls[0].name,
+		"tool_input", calls[0].input, "tool_use_id", calls[0].id, "tool_response", calls[0].response))
 	r := hookRun(t, home, "SessionStart", with("hook_event_name", "SessionStart", "source", "compact"))
 
 	var out struct {

@@ -75,21 +75,24 @@ func (a *app) installLike(verb, long, example string) *cobra.Command {
 type hookSpec struct {
 	event, matcher string
 	timeout        int
+	// async runs the handler in the background: the agent never waits
+	// for the capture (a store open costs a few fsyncs).
+	async bool
 }
 
 var claudeHooks = []hookSpec{
-	{"PostToolUse", "*", 10},
-	{"PreCompact", "", 120},
-	{"SessionStart", "startup|resume|clear|compact", 10},
-	{"Stop", "", 10},
-	{"SessionEnd", "", 5},
+	{"PostToolUse", "*", 10, true},
+	{"PreCompact", "", 120, false},
+	{"SessionStart", "startup|resume|clear|compact", 10, false},
+	{"Stop", "", 10, false},
+	{"SessionEnd", "", 5, false},
 }
 
 var codexHooks = []hookSpec{
-	{"PostToolUse", "*", 10},
-	{"PreCompact", "", 120},
-	{"SessionStart", "", 10},
-	{"Stop", "", 10},
+	{"PostToolUse", "*", 10, false},
+	{"PreCompact", "", 120, false},
+	{"SessionStart", "", 10, false},
+	{"Stop", "", 10, false},
 }
 
 // configEdit is one file's change: edit returns the new content from the
@@ -335,7 +338,11 @@ func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) {
 		if sp.matcher != "" {
 			g.set("matcher", sp.matcher)
 		}
-		g.set("hooks", []any{newObj("type", "command", "command", cmd, "timeout", json.Number(fmt.Sprint(sp.timeout)))})
+		h := newObj("type", "command", "command", cmd, "timeout", json.Number(fmt.Sprint(sp.timeout)))
+		if sp.async {
+			h.set("async", true)
+		}
+		g.set("hooks", []any{h})
 		hooks.set(sp.event, append(groups, g))
 	}
 }

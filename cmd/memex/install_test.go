@@ -88,6 +88,9 @@ func TestInstallClaudeCode(t *testing.T) {
 		s.Hooks["SessionStart"][0].Matcher != "startup|resume|clear|compact" || len(s.Hooks["PreCompact"]) != 1 {
 		t.Fatalf("settings after install:\n%s", got)
 	}
+	if !strings.Contains(got, `"async": true`) {
+		t.Fatalf("PostToolUse is not run in the background:\n%s", got)
+	}
 	// Key order is kept: permissions, hooks, model.
 	if !(strings.Index(got, `"permissions"`) < strings.Index(got, `"hooks"`) && strings.Index(got, `"hooks"`) < strings.Index(got, `"model"`)) {
 		t.Fatalf("keys reordered:\n%s", got)

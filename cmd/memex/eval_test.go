@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex/eval"
+	"github.com/memex-archive/memex/internal/testutil"
+)
+
+func TestEvalProbesAndBudget(t *testing.T) {
+	corpora := testutil.Corpora(t)
+	home := t.TempDir()
+	if r := run(t, home, nil, "ingest", "auto", filepath.Join(corpora, "mini-swe-agent", "sympy__sympy-23534"),
+		filepath.Join(corpora, "mini-swe-agent", "django__django-11848"), "-q"); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	p1 := run(t, home, nil, "eval", "probes", "--project", "", "--seed", "3")
+	p2 := run(t, home, nil, "eval", "probes", "sympy__sympy-23534", "django__django-11848", "--seed", "3")
+	if p1.code != 0 || p1.stdout == "" || p1.stdout != p2.stdout {
+		t.Fatalf("probes: %+v\nthen %+v", p1, p2)
+	}
+	probes, err := eval.ReadProbes(strings.NewReader(p1.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "probes.jsonl")
+	if err := os.WriteFile(file, []byte(p1.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg, outs := filepath.Join(dir, "hit.svg"), filepath.Join(dir, "outcomes.jsonl")
+	r := run(t, home, nil, "eval", "budget", "--probes", file, "--budgets", "500,2000", "--json", "--plot", svg, "--outcomes", outs)
+	if r.code != 0 {
+		t.Fatalf("budget: %+v", r)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err, r.stdout)
+	}
+	if rep.Probes != len(probes) || len(rep.Cells) != 2*len(eval.Strategies) {
+		t.Fatalf("report: %d probes of %d, %d cells", rep.Probes, len(probes), len(rep.Cells))
+	}
+	for _, c := range rep.Cells {
+		if c.N != len(probes) || c.MeanTokens > float64(c.Budget) {
+			t.Errorf("cell %+v", c)
+		}
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.HasPrefix(string(b), "<svg") {
+		t.Errorf("plot: %v", err)
+	}
+	if b, err := os.ReadFile(outs); err != nil || strings.Count(string(b), "\n") != 2*len(eval.Strategies)*len(probes) {
+		t.Errorf("outcomes: %v", err)
+	}
+	if r := run(t, home, nil, "eval", "budget", "--probes", file, "--budgets", "500"); r.code != 0 || !strings.Contains(r.stdout, "hit rate") {
+		t.Errorf("table: %+v", r)
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"eval", "probes"},
+		{"eval", "budget"},
+		{"eval", "budget", "--probes", "x", "--budgets", "10,-1"},
+	} {
+		if r := run(t, home, nil, args...); r.code != exitUsage {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}

@@ -58,7 +58,7 @@ var timeZero time.Time
 
 // newTestServer returns a Server over an in-memory (or on-disk, with dir)
 // archive.
-func newTestServer(t *testing.T, dir string, opts Options) (*Server, *archive.Store) {
+func newTestServer(t testing.TB, dir string, opts Options) (*Server, *archive.Store) {
 	t.Helper()
 	st, err := archive.Open(dir, &archive.Options{InMemory: dir == "", MinFree: -1})
 	if err != nil {
@@ -75,7 +75,7 @@ func newTestServer(t *testing.T, dir string, opts Options) (*Server, *archive.St
 	return s, st
 }
 
-func mustAdd(t *testing.T, st *archive.Store, e memex.Entry, body string) memex.Entry {
+func mustAdd(t testing.TB, st *archive.Store, e memex.Entry, body string) memex.Entry {
 	t.Helper()
 	got, err := st.Add(context.Background(), e, strings.NewReader(body))
 	if err != nil {
@@ -92,3 +92,5 @@ func readAll(t *testing.T, r io.Reader) string {
 	}
 	return string(b)
 }
+
+func newBenchServer(b *testing.B) (*Server, *archive.Store) { return newTestServer(b, "", Options{}) }

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -316,6 +317,30 @@ func TestCorpora(t *testing.T) {
 		t.Errorf("derived probes skipped: %v", skipped)
 	}
 	t.Logf("%d probes, %d outcomes", len(a), len(outs))
+
+	// The committed probes name their points by step, so they resolve
+	// against this fresh import of the same transcripts.
+	f, err := os.Open(filepath.Join("testdata", "corpora-seed42.probes.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	committed, err := ReadProbes(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []Probe
+	for _, p := range committed {
+		if p.Session == "sympy__sympy-23534" || p.Session == "django__django-11848" {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		t.Fatal("no committed probes for the imported sessions")
+	}
+	if _, skipped, err := Budget(ctx, env, mine, BudgetOptions{Budgets: []int{1000}}); err != nil || len(skipped) > 0 {
+		t.Fatalf("committed probes: skipped %v, %v", skipped, err)
+	}
 }
 
 func TestSedChanged(t *testing.T) {

@@ -22,6 +22,8 @@ import (
 // (an entry ID, an alias, or the 0-based step index), the agent needs the
 // exact string Answer, which appeared earlier, and knows it by Query.
 // Kind says which rule derived it (rerun, failure, edit); it is optional.
+// Derived probes name their point by step index: entry IDs differ between
+// two imports of the same transcripts, step indices do not.
 type Probe struct {
 	ID      string `json:"id"`
 	Project string `json:"project"`
@@ -169,13 +171,13 @@ func Derive(ctx context.Context, s *archive.Store, opts DeriveOptions) ([]Probe,
 	return out, nil
 }
 
-func stepIndex(steps []step, at string) int {
-	for i, st := range steps {
-		if st.e.ID.String() == at {
-			return i
-		}
+// stepIndex reads a derived probe's point, which is always a step index.
+func stepIndex(_ []step, at string) int {
+	n, err := strconv.Atoi(at)
+	if err != nil {
+		return -1
 	}
-	return -1
+	return n
 }
 
 var (
@@ -242,7 +244,7 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 		out = append(out, Probe{
 			ID:      fmt.Sprintf("%s#%s-%d", session, kind, ev),
 			Project: steps[0].e.Project, Session: session,
-			At: steps[at].e.ID.String(), Query: query, Answer: ans, Kind: kind,
+			At: strconv.Itoa(at), Query: query, Answer: ans, Kind: kind,
 		})
 	}
 	count := map[string]int{}

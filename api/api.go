@@ -130,6 +130,11 @@ type Options struct {
 	// 16 MiB.
 	MaxJSON int64
 
+	// MaxInFlight bounds the /v1 requests served at once (each may hold
+	// a JSON body of up to MaxJSON in memory); more wait up to QueueWait
+	// for a slot, then get 503. 0 means 64.
+	MaxInFlight int
+
 	// Session returns the live agent session for MCP tools that default
 	// to it (compress, context); nil or "" means the caller must say.
 	Session func() string
@@ -155,6 +160,7 @@ type Server struct {
 	// streams end then, instead of holding the shutdown for its timeout.
 	stopping  chan struct{}
 	closeOnce sync.Once
+	slots     chan struct{} // one per /v1 request in flight
 }
 
 // Defaults of Options.
@@ -164,6 +170,9 @@ const (
 	// MaxToolTokens bounds an MCP tool's text result, below Claude Code's
 	// 25,000-token cut.
 	MaxToolTokens = 20000
+	// QueueWait is how long a request waits for a slot when MaxInFlight
+	// requests are being served.
+	QueueWait = 30 * time.Second
 )
 
 // New returns a Server over opts.Store.
@@ -177,13 +186,17 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxJSON <= 0 {
 		opts.MaxJSON = DefaultMaxJSON
 	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 64
+	}
 	if opts.Agent == "" {
 		opts.Agent = "mcp"
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger, stopping: make(chan struct{})}
+	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger, stopping: make(chan struct{}),
+		slots: make(chan struct{}, opts.MaxInFlight)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -41,7 +41,8 @@
 //
 // Request bodies are cut at Options.MaxBody (adds) and MaxJSON (JSON
 // requests) with 413; headers at 64 KiB; a client has ReadHeaderTimeout to
-// send its headers. Whenever Options.Token is set every route but /healthz
+// send its headers and ReadTimeout for the whole request; at most
+// MaxInFlight /v1 requests are served at once (others queue, then get 503). Whenever Options.Token is set every route but /healthz
 // needs "Authorization: Bearer TOKEN"; cmd/memex sets one whenever it binds
 // anything but loopback. Serve stops on context cancellation and lets
 // in-flight requests finish: an add that was acknowledged is durable.

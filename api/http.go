@@ -36,6 +36,7 @@ func (s *Server) routes() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)
 		r.Route("/v1", func(r chi.Router) {
+			r.Use(s.limit)
 			r.Post("/entries", s.handleAdd)
 			r.Get("/entries/{ref}", s.handleGet)
 			r.Post("/deref", s.handleDeref)
@@ -70,6 +71,30 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			s.writeError(w, r, errUnauthorized)
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limit serves at most MaxInFlight requests at once: memory stays bounded
+// however many clients connect.
+func (s *Server) limit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			t := time.NewTimer(QueueWait)
+			defer t.Stop()
+			select {
+			case s.slots <- struct{}{}:
+			case <-r.Context().Done():
+				return
+			case <-t.C:
+				w.Header().Set("Retry-After", "5")
+				s.writeError(w, r, fmt.Errorf("%d requests in flight: %w", cap(s.slots), memex.ErrBusy))
+				return
+			}
+		}
+		defer func() { <-s.slots }()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -446,3 +446,19 @@ func TestIngest(t *testing.T) {
 	bare, _ := newTestServer(t, "", Options{})
 	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`)), 501, "not_implemented")
 }
+
+// TestInFlightLimit: with every slot taken a request queues and is served
+// once one frees.
+func TestInFlightLimit(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{MaxInFlight: 1})
+	s.slots <- struct{}{} // the one slot is busy
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done <- do(t, s.Handler(), "GET", "/v1/sessions", nil) }()
+	<-s.slots // free it: the queued request takes it
+	if w := <-done; w.Code != 200 {
+		t.Fatalf("queued request: %d %s", w.Code, w.Body)
+	}
+	if w := do(t, s.Handler(), "GET", "/healthz", nil); w.Code != 200 {
+		t.Fatal("healthz is not limited")
+	}
+}

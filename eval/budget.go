@@ -33,7 +33,7 @@ var DefaultBudgets = []int{1000, 2000, 4000, 8000}
 
 // SummaryShare is the part of a memex budget given to the IndexedSummary;
 // the rest goes to search and deref. A quarter keeps the most recent and
-// highest-ranked entries in view (about 15 lines at 1,000 tokens) and
+// highest-ranked entries in view (three or four lines at 1,000 tokens) and
 // leaves most of the budget for the exact evidence.
 const SummaryShare = 0.25
 

@@ -13,13 +13,14 @@ import (
 
 func (a *app) evalCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "eval probes|budget",
+		Use:   "eval probes|budget|retrieval",
 		Short: "Measure what each context strategy keeps at a token budget",
 		Long: `Derive probes from archived sessions and measure, for each probe and budget, whether
 the evidence it needs survives in the context that truncation, a summary alone, plain
-retrieval and memex (summary + search + deref) assemble. See docs/eval.md.`,
+retrieval and memex (summary + search + deref) assemble; score memex's index on the
+LongMemEval and LoCoMo retrieval benchmarks beside BM25. See docs/eval.md.`,
 	}
-	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand())
+	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand(), a.evalRetrievalCommand())
 	return c
 }
 
@@ -175,4 +176,79 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "%d probes\n\n", rep.Probes)
 	return eval.WriteTable(a.stdout, rep)
+}
+
+type evalRetrievalOptions struct {
+	format string
+	ks     string
+	budget int
+	json   bool
+	quiet  bool
+}
+
+func (a *app) evalRetrievalCommand() *cobra.Command {
+	var o evalRetrievalOptions
+	c := &cobra.Command{
+		Use:   "retrieval --format longmemeval|locomo FILE [--k 1,5,10] [--budget N] [--json]",
+		Short: "Score memex's index on LongMemEval or LoCoMo beside BM25",
+		Long: `Archive each question's haystack into its own project of a temporary in-memory store
+(sessions and turns keep their dataset ids as aliases), ask the question of memex's
+index and of a plain BM25 index of the raw turns (bleve's default mapping), and report
+recall_any@k, recall_all@k and nDCG@k at session and at turn level for both, plus the
+share of questions whose evidence turns fit in --budget tokens. Questions without
+evidence (LongMemEval's abstention questions) are counted and skipped. The store under
+--home is not touched.`,
+		Example: `  memex eval retrieval --format longmemeval longmemeval_s.json --k 1,5,10
+  memex eval retrieval --format locomo locomo10.json --budget 2000 --json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("eval retrieval takes one FILE\nUsage: %s", c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.format != eval.LongMemEval && o.format != eval.LoCoMo {
+				return usagef("--format %q: want longmemeval or locomo", o.format)
+			}
+			var ks []int
+			for _, f := range strings.Split(o.ks, ",") {
+				k, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || k <= 0 {
+					return usagef("--k %q: want positive numbers separated by commas", o.ks)
+				}
+				ks = append(ks, k)
+			}
+			if o.budget <= 0 {
+				return usagef("--budget must be a positive number of tokens")
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			defer f.Close()
+			ds, err := eval.LoadDataset(f, o.format)
+			if err != nil {
+				return err
+			}
+			opts := eval.RetrievalOptions{Ks: ks, Budget: o.budget}
+			if bar := a.progress("retrieval", o.quiet || o.json); bar != nil {
+				opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
+			}
+			rep, err := eval.Retrieval(c.Context(), ds, opts)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(a.stdout, rep)
+			}
+			return eval.WriteRetrievalTable(a.stdout, rep)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.format, "format", "", "longmemeval or locomo")
+	f.StringVar(&o.ks, "k", "1,5,10", "cut-offs, comma-separated")
+	f.IntVar(&o.budget, "budget", 1000, "tokens the evidence must fit in")
+	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	return c
 }

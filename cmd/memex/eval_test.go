@@ -66,9 +66,30 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "probes"},
 		{"eval", "budget"},
 		{"eval", "budget", "--probes", "x", "--budgets", "10,-1"},
+		{"eval", "retrieval", "x.json"},
+		{"eval", "retrieval", "--format", "locomo"},
 	} {
 		if r := run(t, home, nil, args...); r.code != exitUsage {
 			t.Errorf("%v: %+v", args, r)
 		}
+	}
+}
+
+func TestEvalRetrieval(t *testing.T) {
+	home := t.TempDir()
+	fixture := filepath.Join(testutil.ModuleRoot(), "eval", "testdata", "locomo.json")
+	r := run(t, home, nil, "eval", "retrieval", "--format", "locomo", fixture, "--k", "1,5", "--json")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var rep eval.RetrievalReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err, r.stdout)
+	}
+	if rep.Questions != 2 || len(rep.Scores) != 2*2*2 {
+		t.Fatalf("report %+v", rep)
+	}
+	if r := run(t, home, nil, "eval", "retrieval", "--format", "locomo", fixture); r.code != 0 || !strings.Contains(r.stdout, "bm25") {
+		t.Fatalf("table: %+v", r)
 	}
 }

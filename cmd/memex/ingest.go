@@ -105,7 +105,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	indexed := 0
 	if !o.noIndex && rep.Added > 0 {
-		ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body})
+		ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
 		if err != nil {
 			return err
 		}

@@ -157,6 +157,14 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 // readBody reads a body into a buffer sized from the metadata, sparing the
 // copies of a growing one (a megabyte body is read on every deref of it).
 func (r *Reader) readBody(ctx context.Context, id memex.ID, size int64) ([]byte, error) {
+	// A store that can read a whole body into one allocation of the
+	// right size (archive.Store.ReadAll) saves a copy and the buffer's
+	// growth on the largest entries.
+	if ra, ok := r.store.(interface {
+		ReadAll(ctx context.Context, id memex.ID) ([]byte, error)
+	}); ok {
+		return ra.ReadAll(ctx, id)
+	}
 	rc, err := r.store.Body(ctx, id)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -108,26 +107,6 @@ func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	}
 	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err
-}
-
-// redacting returns body with credentials replaced (and e's input and
-// summary likewise), unless off; done reports how many were replaced.
-func (a *app) redacting(e *memex.Entry, body io.Reader, off bool) (io.Reader, func()) {
-	if off {
-		return body, func() {}
-	}
-	n := 0
-	var k int
-	e.Input, k, _ = redact.String(e.Input)
-	n += k
-	e.AgentSummary, k, _ = redact.String(e.AgentSummary)
-	n += k
-	r := redact.NewReader(body)
-	return r, func() {
-		if total := n + r.N; total > 0 {
-			fmt.Fprintf(a.stderr, "memex: %d secret(s) replaced with [REDACTED:kind] (--no-redact keeps them)\n", total)
-		}
-	}
 }
 
 // fillDefaults sets the session and project a CLI entry belongs to when the

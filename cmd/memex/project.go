@@ -1,22 +1,9 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-)
+import "github.com/memex-archive/memex/ingest"
 
-// projectOf names the project of a working directory: the root of the git
-// repository holding it, else the directory itself.
-func projectOf(dir string) string {
-	dir = filepath.Clean(dir)
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
-}
+// projectOf names the project of a working directory exactly as ingest
+// names a transcript's (its git origin, else its repository root, else the
+// directory), so that what `memex add` and `memex run` archive here and
+// what an agent's transcript recorded here are one project.
+func projectOf(dir string) string { return ingest.DetectProject(dir) }

@@ -34,6 +34,8 @@ const version = "0.1.0"
 
 type serveOptions struct {
 	addr, tokenFile string
+	ingest          []string
+	ingestEvery     time.Duration
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -44,7 +46,8 @@ func (a *app) serveCommand() *cobra.Command {
 		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
 owns the store while it runs: other memex commands (add, show, search) talk to it
 through $MEMEX_HOME/serve.addr instead of waiting for the lock. The index is kept up to
-date in the background.
+date in the background; with --ingest, so are the hosts' transcripts (incrementally, every
+--ingest-every).
 
 It binds loopback by default. Binding any other address requires a bearer token: the
 one in --token-file, else $MEMEX_HOME/token, created (mode 0600) on first use. Clients
@@ -53,12 +56,15 @@ send "Authorization: Bearer TOKEN". With a loopback address a token is used only
 finish.`,
 		Example: `  memex serve
   memex serve --addr 0.0.0.0:7077            # token in ~/.memex/token
+  memex serve --ingest claude-code,codex      # also import their transcripts as they grow
   curl -s localhost:7077/v1/search?q=nil+map`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o) },
 	}
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
+	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background (claude-code,codex,opencode)")
+	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines")
 	// The routing seam needs the command tree to find the command being
 	// run (see store.go); the serve command is the one of this file.
 	a.remember(c)
@@ -167,11 +173,52 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 			},
 		})
 	})
+	formats := make([]ingest.Format, 0, len(o.ingest))
+	for _, name := range o.ingest {
+		f, err := ingest.ParseFormat(strings.TrimSpace(name))
+		if err != nil {
+			stopFollow()
+			wg.Wait()
+			ln.Close()
+			return usagef("--ingest: %s", err)
+		}
+		formats = append(formats, f)
+	}
+	if len(formats) > 0 {
+		wg.Go(func() { a.ingestLoop(fctx, s, formats, o.ingestEvery) })
+	}
 	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp)\n", a.home, addr)
 	err = srv.Serve(ctx, ln)
 	stopFollow()
 	wg.Wait()
 	return err
+}
+
+// ingestLoop imports the hosts' transcripts from their default locations
+// at once and then every interval, until ctx is done. Imports are
+// incremental: a round reads only what the files gained.
+func (a *app) ingestLoop(ctx context.Context, s *archive.Store, formats []ingest.Format, every time.Duration) {
+	if every <= 0 {
+		every = 5 * time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		for _, f := range formats {
+			rep, err := ingest.Run(ctx, s, ingest.Options{Format: f})
+			switch {
+			case err != nil && ctx.Err() == nil:
+				a.log.Warn("background import", "format", f, "err", err)
+			case err == nil:
+				a.log.Debug("background import", "format", f, "files", rep.Files, "added", rep.Added)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // dialAddr is the address clients on this machine dial: loopback for a

@@ -12,11 +12,19 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/testutil"
 )
 
 // startServe runs `memex serve` in process on a free loopback port and
 // returns its address once it serves; the server stops at the test's end.
 func startServe(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	return startServeUntil(t, home, "", args...)
+}
+
+// startServeUntil is startServe that also waits for a line of the
+// server's log containing until.
+func startServeUntil(t *testing.T, home, until string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -38,6 +46,11 @@ func startServe(t *testing.T, home string, args ...string) string {
 	if addr == "" {
 		cancel()
 		t.Fatalf("serve did not start: %v", <-done)
+	}
+	for until != "" && sc.Scan() {
+		if strings.Contains(sc.Text(), until) {
+			break
+		}
 	}
 	go io.Copy(io.Discard, pr)
 	t.Cleanup(func() {
@@ -139,5 +152,26 @@ func TestServeToken(t *testing.T) {
 	}
 	if _, _, err := a.serveToken(serveOptions{addr: "10.0.0.1:7077", tokenFile: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Fatal("missing token file: no error")
+	}
+}
+
+// TestServeIngestsInBackground: serve --ingest imports the host's
+// transcripts from their default location.
+func TestServeIngestsInBackground(t *testing.T) {
+	corpora := testutil.Corpora(t)
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	const name = "fe869ecb-c176-478f-9734-7e4b8ef12cff.jsonl"
+	b, err := os.ReadFile(filepath.Join(corpora, "claude-code", "projects", "-Users-dain-workspace-claude-code-log-sample", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(userHome, ".claude", "projects", "-sample", name), string(b))
+	home := t.TempDir()
+	startServeUntil(t, home, "background import", "--ingest", "claude-code", "-v")
+	r := run(t, home, nil, "context", "--session", strings.TrimSuffix(name, ".jsonl"), "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"entries"`) {
+		t.Fatalf("imported session through the server: %+v", r)
 	}
 }

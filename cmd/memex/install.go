@@ -189,9 +189,9 @@ func hostEdits(host string, o installOptions, remove bool) ([]configEdit, error)
 		server := newObj("type", "stdio", "command", o.bin, "args", []any{"mcp"})
 		return []configEdit{
 			{pick(filepath.Join(dir, "settings.json"), filepath.Join(cwd, ".claude", "settings.json")),
-				jsonEdit(func(root *jobj) { editHooks(root, o.bin, "claude-code", claudeHooks, remove) })},
+				jsonEdit(func(root *jobj) error { return editHooks(root, o.bin, "claude-code", claudeHooks, remove) })},
 			{pick(mcpFile, filepath.Join(cwd, ".mcp.json")),
-				jsonEdit(func(root *jobj) { editServer(root, "mcpServers", server, remove) })},
+				jsonEdit(func(root *jobj) error { return editServer(root, "mcpServers", server, remove) })},
 		}, nil
 	case "codex":
 		dir := filepath.Join(home, ".codex")
@@ -202,7 +202,7 @@ func hostEdits(host string, o installOptions, remove bool) ([]configEdit, error)
 			dir = filepath.Join(cwd, ".codex")
 		}
 		return []configEdit{
-			{filepath.Join(dir, "hooks.json"), jsonEdit(func(root *jobj) { editHooks(root, o.bin, "codex", codexHooks, remove) })},
+			{filepath.Join(dir, "hooks.json"), jsonEdit(func(root *jobj) error { return editHooks(root, o.bin, "codex", codexHooks, remove) })},
 			{filepath.Join(dir, "config.toml"), tomlEdit(o.bin, remove)},
 		}, nil
 	case "opencode":
@@ -213,7 +213,7 @@ func hostEdits(host string, o installOptions, remove bool) ([]configEdit, error)
 		server := newObj("type", "local", "command", []any{o.bin, "mcp"}, "enabled", true)
 		return []configEdit{
 			{pick(filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(cwd, "opencode.json")),
-				jsonEdit(func(root *jobj) { editServer(root, "mcp", server, remove) })},
+				jsonEdit(func(root *jobj) error { return editServer(root, "mcp", server, remove) })},
 		}, nil
 	}
 	return nil, usagef("unknown host %q: want claude-code, codex or opencode", host)
@@ -222,7 +222,7 @@ func hostEdits(host string, o installOptions, remove bool) ([]configEdit, error)
 // jsonEdit applies fn to a JSON object file, keeping key order. A missing
 // or empty file is an empty object; a result that is an empty object from
 // a missing file writes nothing.
-func jsonEdit(fn func(*jobj)) func([]byte) ([]byte, error) {
+func jsonEdit(fn func(*jobj) error) func([]byte) ([]byte, error) {
 	return func(old []byte) ([]byte, error) {
 		root := newObj()
 		if len(bytes.TrimSpace(old)) > 0 {
@@ -237,7 +237,9 @@ func jsonEdit(fn func(*jobj)) func([]byte) ([]byte, error) {
 			root = o
 		}
 		before := encodeOrdered(root)
-		fn(root)
+		if err := fn(root); err != nil {
+			return nil, err
+		}
 		after := encodeOrdered(root)
 		if bytes.Equal(before, after) {
 			return old, nil // untouched: keep the file byte for byte
@@ -259,11 +261,14 @@ func isMemexHook(cmd, bin, host string) bool {
 }
 
 // editHooks adds (or removes) the memex handlers under root.hooks.
-func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) {
-	hooks, _ := root.get("hooks").(*jobj)
+func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) error {
+	hooks, ok := root.get("hooks").(*jobj)
+	if !ok && root.get("hooks") != nil {
+		return notShaped("hooks", "an object")
+	}
 	if remove {
 		if hooks == nil {
-			return
+			return nil
 		}
 		for _, ev := range append([]string(nil), hooks.keys...) {
 			groups, ok := hooks.get(ev).([]any)
@@ -311,7 +316,7 @@ func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) {
 		if len(hooks.keys) == 0 {
 			root.del("hooks")
 		}
-		return
+		return nil
 	}
 	if hooks == nil {
 		hooks = newObj()
@@ -319,7 +324,10 @@ func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) {
 	}
 	for _, sp := range specs {
 		cmd := hookCommandLine(bin, host, sp.event)
-		groups, _ := hooks.get(sp.event).([]any)
+		groups, ok := hooks.get(sp.event).([]any)
+		if !ok && hooks.get(sp.event) != nil {
+			return notShaped("hooks."+sp.event, "a list")
+		}
 		present := false
 		for _, g := range groups {
 			if gobj, ok := g.(*jobj); ok {
@@ -345,15 +353,25 @@ func editHooks(root *jobj, bin, host string, specs []hookSpec, remove bool) {
 		g.set("hooks", []any{h})
 		hooks.set(sp.event, append(groups, g))
 	}
+	return nil
+}
+
+// notShaped is the error for a configuration key of an unexpected type:
+// install refuses rather than overwrite what the user wrote.
+func notShaped(key, want string) error {
+	return fmt.Errorf("%q is not %s; fix it by hand, then run again: %w", key, want, memex.ErrInvalid)
 }
 
 // editServer adds (or removes) root[key].memex = server. An entry named
 // memex that is not install's own is left alone.
-func editServer(root *jobj, key string, server *jobj, remove bool) {
-	servers, _ := root.get(key).(*jobj)
+func editServer(root *jobj, key string, server *jobj, remove bool) error {
+	servers, ok := root.get(key).(*jobj)
+	if !ok && root.get(key) != nil {
+		return notShaped(key, "an object")
+	}
 	if remove {
 		if servers == nil {
-			return
+			return nil
 		}
 		if cur, ok := servers.get("memex").(*jobj); ok && bytes.Equal(encodeOrdered(cur), encodeOrdered(server)) {
 			servers.del("memex")
@@ -361,15 +379,16 @@ func editServer(root *jobj, key string, server *jobj, remove bool) {
 				root.del(key)
 			}
 		}
-		return
+		return nil
 	}
 	if servers == nil {
 		servers = newObj()
 		root.set(key, servers)
 	}
-	if servers.get("memex") == nil {
+	if _, present := servers.m["memex"]; !present {
 		servers.set("memex", server)
 	}
+	return nil
 }
 
 const (

@@ -184,6 +184,7 @@ func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex
 }
 
 func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
+	body, _ = redactWrite(&e, body)
 	err = l.with(ctx, true, func(s *archive.Store) error { got, err = s.Add(ctx, e, body); return err })
 	return got, err
 }

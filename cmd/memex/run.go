@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
 	"github.com/spf13/cobra"
 )
 
@@ -128,12 +129,19 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	}
 	fillDefaults(&e)
 	// The command's result must not be lost to an interrupt that arrived
-	// while it ran: archive with a context of its own.
-	s, err := a.store(context.WithoutCancel(ctx))
-	if err == nil {
-		body, done := a.redacting(&e, spool, o.noRedact)
-		if e, err = s.Add(context.WithoutCancel(ctx), e, body); err == nil {
-			done()
+	// while it ran: archive with a context of its own, through a running
+	// server when there is one (it owns the store and redacts), else
+	// locally.
+	actx := context.WithoutCancel(ctx)
+	if _, r, ok := a.runningServer(actx); ok {
+		e, err = r.add(actx, e, spool)
+	} else {
+		var s *archive.Store
+		if s, err = a.store(actx); err == nil {
+			body, done := a.redacting(&e, spool, o.noRedact)
+			if e, err = s.Add(actx, e, body); err == nil {
+				done()
+			}
 		}
 	}
 	if err != nil {

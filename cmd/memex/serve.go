@@ -138,7 +138,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	defer ix.Close()
 	srv, err := api.New(api.Options{
-		Store: s, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s},
+		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s},
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 	})
 	if err != nil {
@@ -471,13 +471,9 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 	return true, &exitStatus{code: exitOK}
 }
 
-func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error {
-	f := c.Flags()
-	str := func(n string) string { v, _ := f.GetString(n); return v }
-	aliases, _ := f.GetStringArray("alias")
-	e := memex.Entry{Project: str("project"), Session: str("session"), Agent: str("agent"),
-		Kind: memex.Kind(str("kind")), Tool: str("tool"), Input: str("input"), AgentSummary: str("summary")}
-	fillDefaults(&e)
+// add archives body under e's metadata on the server (which redacts it
+// as every write path does) and returns the stored entry.
+func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"project": e.Project, "session": e.Session, "agent": e.Agent,
 		"kind": string(e.Kind), "tool": e.Tool, "input": e.Input, "summary": e.AgentSummary} {
@@ -485,10 +481,33 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 			q.Set(k, v)
 		}
 	}
-	q["alias"] = aliases
+	q["alias"] = e.Aliases
+	if e.Exit != nil {
+		q.Set("exit", strconv.Itoa(*e.Exit))
+	}
+	resp, err := r.do(ctx, "POST", "/v1/entries", q, body, "application/octet-stream")
+	if err != nil {
+		return memex.Entry{}, err
+	}
+	defer resp.Body.Close()
+	var got memex.Entry
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		return memex.Entry{}, fmt.Errorf("add through %s: %w", r.base, err)
+	}
+	return got, nil
+}
+
+func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	str := func(n string) string { v, _ := f.GetString(n); return v }
+	aliases, _ := f.GetStringArray("alias")
+	e := memex.Entry{Project: str("project"), Session: str("session"), Agent: str("agent"),
+		Kind: memex.Kind(str("kind")), Tool: str("tool"), Input: str("input"), AgentSummary: str("summary")}
+	fillDefaults(&e)
+	e.Aliases = aliases
 	if f.Changed("exit") {
 		n, _ := f.GetInt("exit")
-		q.Set("exit", strconv.Itoa(n))
+		e.Exit = memex.IntPtr(n)
 	}
 	var in io.Reader = a.stdin
 	if args := f.Args(); len(args) == 1 && args[0] != "-" {
@@ -499,13 +518,8 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 		defer fh.Close()
 		in = fh
 	}
-	resp, err := r.do(ctx, "POST", "/v1/entries", q, in, "application/octet-stream")
+	got, err := r.add(ctx, e, in)
 	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var got memex.Entry
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		return err
 	}
 	asJSON, _ := f.GetBool("json")

@@ -175,3 +175,25 @@ func TestServeIngestsInBackground(t *testing.T) {
 		t.Fatalf("imported session through the server: %+v", r)
 	}
 }
+
+func TestServeRedactsAndTakesRunOutput(t *testing.T) {
+	home := t.TempDir()
+	startServe(t, home)
+	secret := "AKIAIOSFODNN7EXAMPLE"
+	if r := run(t, home, []byte("AWS_ACCESS_KEY_ID="+secret+"\n"), "add", "--alias", "viahttp", "-"); r.code != 0 {
+		t.Fatalf("add through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "show", "viahttp"); r.code != 0 || strings.Contains(r.stdout, secret) || !strings.Contains(r.stdout, "[REDACTED:") {
+		t.Fatalf("the server stored a secret: %+v", r)
+	}
+	r := run(t, home, nil, "run", "--quiet", "--alias", "ran", "--", "sh", "-c", "echo token="+secret+"; exit 4")
+	if r.code != 4 || !strings.Contains(r.stderr, "memex show ") {
+		t.Fatalf("run while serving: %+v", r)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "spool")); len(entries) != 0 {
+		t.Fatalf("run left its output in the spool: %v", entries)
+	}
+	if s := run(t, home, nil, "show", "ran", "--json"); s.code != 0 || strings.Contains(s.stdout, secret) || !strings.Contains(s.stdout, `"exit": 4`) {
+		t.Fatalf("run's entry through the server: %+v", s)
+	}
+}

@@ -88,11 +88,11 @@ type cpuClock struct {
 
 func startCPU(b *testing.B) cpuClock {
 	runtime.GC() // not to charge the loop with collecting the set-up's garbage
-	return cpuClock{b, cpuSeconds()}
+	return cpuClock{b, testutil.CPUSeconds()}
 }
 
 func (c cpuClock) report(bytes int64) {
-	if secs := cpuSeconds() - c.start; secs > 0 && c.start > 0 {
+	if secs := testutil.CPUSeconds() - c.start; secs > 0 && c.start > 0 {
 		c.b.ReportMetric(float64(bytes)*float64(c.b.N)/secs/1e6, "MB/cpu-s")
 	}
 }

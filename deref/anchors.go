@@ -1,8 +1,11 @@
 package deref
 
 import (
+	"bytes"
+	"encoding/binary"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // anchor is a line worth showing: it matches query terms or looks like an
@@ -41,11 +44,16 @@ func queryTerms(q string) []string {
 }
 
 // findAnchors scores the lines of t against the query terms and the error
-// patterns, best first (ties: earlier line first). It makes one pass over
-// the body: a 64 Kbit table of the patterns' first two bytes (ASCII case
-// folded) filters positions, so only plausible ones are compared.
+// patterns, best first (ties: earlier line first). It lower-cases the body
+// once (ASCII letters only, so offsets stay exact) and finds each pattern
+// with bytes.Index, which is vectorised: matches are rare next to bytes, so
+// the cost is about one pass over memory. A line's score, error flag and
+// anchor offset do not depend on the order its matches are found in; the
+// first maxAnchors matching lines in body order are kept, as a single
+// left-to-right scan would keep them.
 func findAnchors(t *text, query string) []anchor {
-	if t.lines() == 0 {
+	n := t.lines()
+	if n == 0 {
 		return nil
 	}
 	type pat struct {
@@ -63,79 +71,51 @@ func findAnchors(t *text, query string) []anchor {
 	for _, p := range errorPatterns {
 		pats = append(pats, pat{[]byte(p), 0})
 	}
-	// Positions are filtered by their first three bytes (hashed into a
-	// 64 Kbit table), or two or one for shorter patterns.
-	var filter3, filter2 [1 << 16 / 64]uint64
-	var single, first [256]bool
-	first['\n'] = true
-	for _, p := range pats {
-		first[p.p[0]] = true
-		if 'a' <= p.p[0] && p.p[0] <= 'z' {
-			first[p.p[0]-'a'+'A'] = true
-		}
-		switch len(p.p) {
-		case 1:
-			single[p.p[0]] = true
-		case 2:
-			k := uint16(p.p[0])<<8 | uint16(p.p[1])
-			filter2[k/64] |= 1 << (k % 64)
-		default:
-			k := hash3(p.p[0], p.p[1], p.p[2])
-			filter3[k/64] |= 1 << (k % 64)
-		}
-	}
+
+	low := lowerPool.Get().(*[]byte)
+	defer lowerPool.Put(low)
+	*low = lowerInto((*low)[:0], t.b)
+	b := *low
+
 	type hit struct {
-		score, off int
-		terms      uint64
-		err        bool
+		score, off, termOff int
+		terms               uint64
+		err                 bool
 	}
 	hits := map[int]*hit{}
-	b := t.b
-	line := 1
-	for i := 0; i < len(b); i++ {
-		if !first[b[i]] {
-			continue
-		}
-		c := lowerTab[b[i]]
-		if c == '\n' {
-			line++
-			continue
-		}
-		if !single[c] {
-			if i+1 >= len(b) {
+	for _, p := range pats {
+		line := 0 // 0-based index into t.starts, moving forward with the matches
+		// Skip through the body on the pattern's rarest byte (the first
+		// byte of "exception" is everywhere, its x is not), then compare.
+		k := rarest(p.p)
+		c, plen := p.p[k], len(p.p)
+		for off := k; off < len(b); {
+			j := bytes.IndexByte(b[off:], c)
+			if j < 0 {
 				break
 			}
-			c1 := lowerTab[b[i+1]]
-			k2 := uint16(c)<<8 | uint16(c1)
-			if filter2[k2/64]&(1<<(k2%64)) == 0 {
-				if i+2 >= len(b) {
-					continue
-				}
-				k3 := hash3(c, c1, lowerTab[b[i+2]])
-				if filter3[k3/64]&(1<<(k3%64)) == 0 {
-					continue
-				}
-			}
-		}
-		for _, p := range pats {
-			if !hasPrefixFold(b[i:], p.p) {
+			at := off + j - k
+			off += j + 1
+			if at+plen > len(b) || !bytes.Equal(b[at:at+plen], p.p) {
 				continue
 			}
-			h := hits[line]
+			// The line holding at: the last start <= at, searched from
+			// the previous match's line on (matches come in order).
+			line += sort.SearchInts(t.starts[line+1:], at+1)
+			h := hits[line+1]
 			if h == nil {
-				if len(hits) >= maxAnchors {
-					continue
-				}
-				h = &hit{off: i}
-				hits[line] = h
+				h = &hit{off: at, termOff: -1}
+				hits[line+1] = h
 			}
-			switch {
-			case p.bit == 0:
+			h.off = min(h.off, at)
+			if p.bit == 0 {
 				h.err = true
-			case h.terms&p.bit == 0:
-				if h.terms == 0 {
-					h.off = i
-				}
+				continue
+			}
+			if h.termOff < 0 || at < h.termOff {
+				h.termOff = at
+			}
+			if h.terms&p.bit == 0 {
 				h.score += scoreTerm
 				if p.bit == 1<<63 {
 					h.score += scorePhase - scoreTerm
@@ -150,7 +130,16 @@ func findAnchors(t *text, query string) []anchor {
 		if h.err {
 			s += scoreError
 		}
-		out = append(out, anchor{line: ln, score: s, off: h.off})
+		off := h.off
+		if h.termOff >= 0 {
+			off = h.termOff
+		}
+		out = append(out, anchor{line: ln, score: s, off: off})
+	}
+	if len(out) > maxAnchors {
+		// Keep the first maxAnchors matching lines in body order.
+		sort.Slice(out, func(i, j int) bool { return out[i].line < out[j].line })
+		out = out[:maxAnchors]
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
@@ -159,6 +148,55 @@ func findAnchors(t *text, query string) []anchor {
 		return out[i].line < out[j].line
 	})
 	return out
+}
+
+// byteRank orders lower-case letters from the most to the least frequent
+// in English text and code (space first); any other byte counts as rarer
+// than them all.
+const byteRank = " etaoinsrhldcumfpgwybvkxjqz"
+
+// rarest returns the index of p's least frequent byte by byteRank.
+func rarest(p []byte) int {
+	best, bestRank := 0, -1
+	for i, c := range p {
+		r := strings.IndexByte(byteRank, c)
+		if r < 0 {
+			r = len(byteRank)
+		}
+		if r > bestRank {
+			best, bestRank = i, r
+		}
+	}
+	return best
+}
+
+// lowerPool recycles the lower-cased copy of a body between derefs.
+var lowerPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// lowerInto appends b with ASCII letters lower-cased to dst, eight bytes at
+// a time: for each byte in 'A'..'Z' it adds 0x20, leaving every other byte
+// (UTF-8 sequences included) as it is.
+func lowerInto(dst, b []byte) []byte {
+	n := len(dst)
+	dst = append(dst, b...)
+	d := dst[n:]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		w := binary.LittleEndian.Uint64(d[i:])
+		const hi = 0x8080808080808080
+		// Per byte: set the high bit where 'A' <= byte <= 'Z' (bytes with
+		// the high bit set are excluded).
+		ge := (w | hi) - 0x4141414141414141 // >= 'A' keeps the high bit
+		gt := (w | hi) - 0x5b5b5b5b5b5b5b5b // > 'Z' keeps the high bit
+		upper := ge &^ gt &^ w & hi         // in range and ASCII
+		binary.LittleEndian.PutUint64(d[i:], w|upper>>2)
+	}
+	for ; i < len(d); i++ {
+		if c := d[i]; 'A' <= c && c <= 'Z' {
+			d[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
 }
 
 func hash3(a, b, c byte) uint16 {

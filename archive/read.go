@@ -114,29 +114,37 @@ func (s *Store) Body(ctx context.Context, id memex.ID) (io.ReadCloser, error) {
 	return s.Lines(ctx, id, 1, 0)
 }
 
-// ReadAll returns the whole content of entry id. Use Body for content of
-// unknown size.
-//
-// The returned slice is the caller's. It is allocated once, at the entry's
-// size, and every chunk decodes straight into it.
+// ReadAll returns the whole content of entry id, in one allocation of the
+// entry's size. Use Body for content of unknown size. The returned slice is
+// the caller's.
 func (s *Store) ReadAll(ctx context.Context, id memex.ID) ([]byte, error) {
+	return s.AppendBody(ctx, id, nil)
+}
+
+// AppendBody appends the whole content of entry id to dst and returns the
+// extended slice (growing it at most once, to the entry's size), so that a
+// caller reading many bodies can reuse one buffer. Every chunk decodes
+// straight into it.
+func (s *Store) AppendBody(ctx context.Context, id memex.ID, dst []byte) ([]byte, error) {
 	rc, err := s.Body(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
 	br := rc.(*bodyReader)
-	var size int64
+	var size int
 	for _, n := range br.t.sizes {
-		size += int64(n)
+		size += int(n)
 	}
-	out := make([]byte, 0, size)
+	if cap(dst)-len(dst) < size {
+		dst = append(make([]byte, 0, len(dst)+size), dst...)
+	}
 	for br.next < len(br.t.sizes) {
-		if out, err = br.decodeNext(out); err != nil {
+		if dst, err = br.decodeNext(dst); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return dst, nil
 }
 
 // Lines streams lines from..to (1-based, inclusive, each with its '\n')

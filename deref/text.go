@@ -1,6 +1,9 @@
 package deref
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // text indexes an entry's body by line. Lines are 1-based; a line includes
 // its '\n'; a last line without '\n' counts, as in the archive. Token counts
@@ -12,6 +15,14 @@ type text struct {
 	tok    []int32 // tok[i] is the token count of line i+1, or -1
 }
 
+// lineIndexPool recycles the starts and tok slices of released texts.
+var lineIndexPool = sync.Pool{New: func() any { return new(lineIndex) }}
+
+type lineIndex struct {
+	starts []int
+	tok    []int32
+}
+
 func newText(b []byte) *text {
 	t := &text{b: b}
 	if len(b) == 0 {
@@ -21,7 +32,15 @@ func newText(b []byte) *text {
 	if b[len(b)-1] != '\n' {
 		n++
 	}
-	t.starts = make([]int, 0, n)
+	li := lineIndexPool.Get().(*lineIndex)
+	t.starts = li.starts[:0]
+	if cap(t.starts) < n {
+		t.starts = make([]int, 0, n)
+	}
+	t.tok = li.tok[:0]
+	if cap(t.tok) < n {
+		t.tok = make([]int32, 0, n)
+	}
 	t.starts = append(t.starts, 0)
 	for off := 0; ; {
 		i := bytes.IndexByte(b[off:], '\n')
@@ -31,11 +50,20 @@ func newText(b []byte) *text {
 		off += i + 1
 		t.starts = append(t.starts, off)
 	}
-	t.tok = make([]int32, len(t.starts))
+	t.tok = t.tok[:len(t.starts)]
 	for i := range t.tok {
 		t.tok[i] = -1
 	}
 	return t
+}
+
+// release hands t's line index back for reuse; t must not be used after.
+func (t *text) release() {
+	if t == nil || t.starts == nil {
+		return
+	}
+	lineIndexPool.Put(&lineIndex{starts: t.starts, tok: t.tok})
+	t.b, t.starts, t.tok = nil, nil, nil
 }
 
 // lines returns the number of lines.

@@ -202,6 +202,25 @@ func ParseLineRange(s string) (from, to int64, err error) {
 	return from, to, nil
 }
 
+// Hit is one search result: the entry's ID and the facts a reader needs to
+// choose whether to dereference it. The index produces hits; the HTTP and
+// MCP transports return them as they are.
+type Hit struct {
+	ID      ID        `json:"id"`
+	Score   float64   `json:"score"`
+	Summary string    `json:"summary"`
+	Snippet string    `json:"snippet,omitempty"` // exact bytes of the content (or input) around the matching terms
+	Tokens  int64     `json:"tokens"`            // what a full deref would cost
+	Session string    `json:"session,omitempty"`
+	Project string    `json:"project,omitempty"`
+	Agent   string    `json:"agent,omitempty"`
+	Kind    Kind      `json:"kind,omitempty"`
+	Tool    string    `json:"tool,omitempty"`
+	Exit    *int      `json:"exit,omitempty"`
+	Created time.Time `json:"created"`
+	Aliases []string  `json:"aliases,omitempty"`
+}
+
 // IntPtr returns a pointer to v, for Entry.Exit.
 func IntPtr(v int) *int { return &v }
 

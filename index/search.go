@@ -18,22 +18,8 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// Hit is one search result.
-type Hit struct {
-	ID      memex.ID   `json:"id"`
-	Score   float64    `json:"score"`
-	Summary string     `json:"summary"`
-	Snippet string     `json:"snippet,omitempty"` // exact bytes of the content (or input) around the matching terms
-	Tokens  int64      `json:"tokens"`            // what a full deref would cost
-	Session string     `json:"session,omitempty"`
-	Project string     `json:"project,omitempty"`
-	Agent   string     `json:"agent,omitempty"`
-	Kind    memex.Kind `json:"kind,omitempty"`
-	Tool    string     `json:"tool,omitempty"`
-	Exit    *int       `json:"exit,omitempty"`
-	Created time.Time  `json:"created"`
-	Aliases []string   `json:"aliases,omitempty"`
-}
+// Hit is one search result (the domain type, see memex.Hit).
+type Hit = memex.Hit
 
 // Result is the answer to a Query.
 type Result struct {

@@ -288,13 +288,7 @@ func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	out := api.SearchResult{Hits: make([]api.Hit, len(res.Hits)), Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed}
-	for i, h := range res.Hits {
-		out.Hits[i] = api.Hit{ID: h.ID, Score: h.Score, Summary: h.Summary, Snippet: h.Snippet, Tokens: h.Tokens,
-			Session: h.Session, Project: h.Project, Agent: h.Agent, Kind: h.Kind, Tool: h.Tool, Exit: h.Exit,
-			Created: h.Created, Aliases: h.Aliases}
-	}
-	return out, nil
+	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed}, nil
 }
 
 // importer adapts ingest to api.Ingester.

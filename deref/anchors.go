@@ -43,11 +43,35 @@ func queryTerms(q string) []string {
 	return out
 }
 
+// pattern is one lower-case string an anchor line may contain.
+type pattern struct {
+	p   []byte
+	bit uint64 // the query term's bit (1<<63: all terms as a phrase); 0 for an error pattern
+}
+
+// anchorPatterns lists the query's terms (one bit each), the terms as a
+// phrase when there are several, and the error patterns.
+func anchorPatterns(query string) []pattern {
+	var pats []pattern
+	terms := queryTerms(query)
+	for i, term := range terms {
+		pats = append(pats, pattern{[]byte(term), 1 << min(i, 62)})
+	}
+	if len(terms) > 1 {
+		pats = append(pats, pattern{[]byte(strings.Join(terms, " ")), 1 << 63})
+	}
+	for _, p := range errorPatterns {
+		pats = append(pats, pattern{[]byte(p), 0})
+	}
+	return pats
+}
+
 // findAnchors scores the lines of t against the query terms and the error
 // patterns, best first (ties: earlier line first). It lower-cases the body
 // once (ASCII letters only, so offsets stay exact) and finds each pattern
-// with bytes.Index, which is vectorised: matches are rare next to bytes, so
-// the cost is about one pass over memory. A line's score, error flag and
+// by a vectorised bytes.IndexByte on its rarest byte, then compares: the
+// rarest byte of a pattern is rare in the body too, so the cost is about
+// one pass over memory. A line's score, error flag and
 // anchor offset do not depend on the order its matches are found in; the
 // first maxAnchors matching lines in body order are kept, as a single
 // left-to-right scan would keep them.
@@ -56,21 +80,7 @@ func findAnchors(t *text, query string) []anchor {
 	if n == 0 {
 		return nil
 	}
-	type pat struct {
-		p   []byte
-		bit uint64 // 0 for an error pattern
-	}
-	var pats []pat
-	terms := queryTerms(query)
-	for i, term := range terms {
-		pats = append(pats, pat{[]byte(term), 1 << min(i, 62)})
-	}
-	if len(terms) > 1 {
-		pats = append(pats, pat{[]byte(strings.Join(terms, " ")), 1 << 63})
-	}
-	for _, p := range errorPatterns {
-		pats = append(pats, pat{[]byte(p), 0})
-	}
+	pats := anchorPatterns(query)
 
 	low := lowerPool.Get().(*[]byte)
 	defer lowerPool.Put(low)

@@ -3,7 +3,6 @@ package deref
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -13,21 +12,7 @@ func findAnchorsScan(t *text, query string) []anchor {
 	if t.lines() == 0 {
 		return nil
 	}
-	type pat struct {
-		p   []byte
-		bit uint64 // 0 for an error pattern
-	}
-	var pats []pat
-	terms := queryTerms(query)
-	for i, term := range terms {
-		pats = append(pats, pat{[]byte(term), 1 << min(i, 62)})
-	}
-	if len(terms) > 1 {
-		pats = append(pats, pat{[]byte(strings.Join(terms, " ")), 1 << 63})
-	}
-	for _, p := range errorPatterns {
-		pats = append(pats, pat{[]byte(p), 0})
-	}
+	pats := anchorPatterns(query)
 	// Positions are filtered by their first three bytes (hashed into a
 	// 64 Kbit table), or two or one for shorter patterns.
 	var filter3, filter2 [1 << 16 / 64]uint64

@@ -233,7 +233,7 @@ func toolBody(resp json.RawMessage) ([]byte, *int) {
 func (a *app) hookPostToolUse(ctx context.Context, agent string, in hookInput) error {
 	e, body := toolEntry(agent, in)
 	body, _, _ = redact.Redact(body)
-	e.Input, _, _ = redact.String(e.Input)
+	redactFields(&e)
 	if _, r, ok := a.runningServer(ctx); ok {
 		if err := remoteAddJSON(ctx, r, e, body); err == nil {
 			return nil

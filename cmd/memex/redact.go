@@ -16,14 +16,18 @@ import (
 // run, the HTTP API and the MCP tools (ingest and the hooks redact in their
 // own packages). count reports the replacements once the body is read.
 func redactWrite(e *memex.Entry, body io.Reader) (out io.Reader, count func() int) {
-	n := 0
-	var k int
-	e.Input, k, _ = redact.String(e.Input)
-	n += k
-	e.AgentSummary, k, _ = redact.String(e.AgentSummary)
-	n += k
+	n := redactFields(e)
 	r := redact.NewReader(body)
 	return r, func() int { return n + r.N }
+}
+
+// redactFields replaces credentials in the entry's own text fields (the
+// tool input and the caller's summary) and returns how many it replaced.
+func redactFields(e *memex.Entry) int {
+	var a, b int
+	e.Input, a, _ = redact.String(e.Input)
+	e.AgentSummary, b, _ = redact.String(e.AgentSummary)
+	return a + b
 }
 
 // redactingStore is the archive as the API writes to it.

@@ -503,15 +503,11 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 		n, _ := f.GetInt("exit")
 		e.Exit = memex.IntPtr(n)
 	}
-	var in io.Reader = a.stdin
-	if args := f.Args(); len(args) == 1 && args[0] != "-" {
-		fh, err := os.Open(args[0])
-		if err != nil {
-			return err
-		}
-		defer fh.Close()
-		in = fh
+	in, err := a.input(f.Args())
+	if err != nil {
+		return err
 	}
+	defer in.Close()
 	got, err := r.add(ctx, e, in)
 	if err != nil {
 		return err

@@ -300,9 +300,19 @@ func parseClaude(ctx context.Context, s *source) error {
 	// still write it; once the file has settled, archive them without one.
 	settled := s.opts.SettleAfter < 0 || s.opts.Now().Sub(s.mtime) >= s.opts.SettleAfter
 	s.resume, s.resumeLine, s.resumeTool = end, endLine, tools
+	s.unanswered(order, pending, settled)
+	return nil
+}
+
+// unanswered deals with the tool calls still waiting for their result at
+// the end of a file, in call order: once the file has settled they are
+// archived without one (Attrs result=missing); until then the resume point
+// moves back to the first of them, so that the next run reads the call
+// again with its result.
+func (s *source) unanswered(order []string, held map[string]*ccPending, settled bool) {
 	first := true
 	for _, id := range order {
-		p, ok := pending[id]
+		p, ok := held[id]
 		if !ok {
 			continue
 		}
@@ -316,7 +326,6 @@ func parseClaude(ctx context.Context, s *source) error {
 			first = false
 		}
 	}
-	return nil
 }
 
 // toolInput is the entry's Input: a shell tool's command, else the

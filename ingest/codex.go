@@ -244,22 +244,7 @@ func parseCodex(ctx context.Context, s *source) error {
 	s.st.Session = thread
 	s.resume, s.resumeLine, s.resumeTool = end, endLine, tools
 	settled := s.opts.SettleAfter < 0 || s.opts.Now().Sub(s.mtime) >= s.opts.SettleAfter || strings.HasSuffix(s.path, ".zst")
-	first := true
-	for _, id := range order {
-		c, ok := calls[id]
-		if !ok {
-			continue
-		}
-		if settled {
-			c.rec.Entry.Attrs["result"] = "missing"
-			s.emit(c.rec)
-			continue
-		}
-		if first {
-			s.resume, s.resumeLine, s.resumeTool = c.off, c.line, c.index
-			first = false
-		}
-	}
+	s.unanswered(order, calls, settled)
 	return nil
 }
 

@@ -154,24 +154,19 @@ func (l lockedStore) Lines(ctx context.Context, id memex.ID, from, to int64) (io
 }
 
 func (l lockedStore) Session(ctx context.Context, session string, fn func(memex.Entry) error) error {
-	var entries []memex.Entry
-	if err := l.with(ctx, false, func(s *archive.Store) error {
-		return s.Session(ctx, session, func(e memex.Entry) error { entries = append(entries, e); return nil })
-	}); err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Session(ctx, session, add) })
 }
 
 func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error {
+	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Scan(ctx, from, to, add) })
+}
+
+// each collects the entries read walks while the store is held, then calls
+// fn with them after releasing it, so that fn never runs under the lock.
+func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read func(*archive.Store, func(memex.Entry) error) error) error {
 	var entries []memex.Entry
 	if err := l.with(ctx, false, func(s *archive.Store) error {
-		return s.Scan(ctx, from, to, func(e memex.Entry) error { entries = append(entries, e); return nil })
+		return read(s, func(e memex.Entry) error { entries = append(entries, e); return nil })
 	}); err != nil {
 		return err
 	}

@@ -529,3 +529,23 @@ func TestTokenEstimateOnRealOutput(t *testing.T) {
 		t.Fatalf("estimate off by %.1f%%", worst*100)
 	}
 }
+
+func TestFreeSpaceIsCachedOnlyWithRoomToSpare(t *testing.T) {
+	calls := 0
+	var free uint64
+	probe := func() (uint64, error) { calls++; return free, nil }
+	f := cachedFree(probe, 100)
+	free = 1000
+	f()
+	f()
+	if calls != 1 {
+		t.Fatalf("roomy disk: %d probes for two checks, want 1", calls)
+	}
+	g := cachedFree(probe, 100)
+	free, calls = 50, 0
+	g()
+	g()
+	if calls != 2 {
+		t.Fatalf("nearly full disk: %d probes for two checks, want 2", calls)
+	}
+}

@@ -54,6 +54,7 @@ type SearchResult struct {
 	Total   uint64 `json:"total"`
 	Partial bool   `json:"partial,omitempty"`
 	Relaxed bool   `json:"relaxed,omitempty"`
+	Partly  int    `json:"partly,omitempty"` // the last Partly hits match only some of the words
 }
 
 // SessionInfo sums up one session.

@@ -18,7 +18,7 @@ const instructions = `memex archives every tool output of this and earlier sessi
 // Tool inputs. Descriptions are what the model reads.
 
 type searchInput struct {
-	Query   string `json:"query" jsonschema:"words, \"quoted phrases\", file paths, and field:value filters (exit:1, tool:bash, path:auth.go); all words must match"`
+	Query   string `json:"query" jsonschema:"words, \"quoted phrases\", file paths, and field:value filters (exit:1, tool:bash, path:auth.go); entries with all words come first, then those with most"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"hits to return, default 10, at most 50"`
 	Project string `json:"project,omitempty" jsonschema:"only entries of this project"`
 	Session string `json:"session,omitempty" jsonschema:"only entries of this session"`
@@ -159,8 +159,12 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 	case res.Relaxed:
 		b.WriteString("(no entry matches every word; these match some)\n")
 	}
+	full := len(res.Hits) - res.Partly
 	for i, h := range res.Hits {
 		var line strings.Builder
+		if i == full && !res.Relaxed {
+			line.WriteString("(these match only some of the words)\n")
+		}
 		fmt.Fprintf(&line, "%s  %s  (%d tok", h.ID, oneLine(h.Summary, 200), h.Tokens)
 		if h.Session != "" {
 			fmt.Fprintf(&line, ", session %s", h.Session)

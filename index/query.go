@@ -11,8 +11,9 @@ import (
 
 // Query is one search.
 //
-// Text holds plain words (an entry must match all of them; when none
-// does, entries matching most of them come back, see Result.Relaxed),
+// Text holds plain words (entries matching all of them come first; when
+// fewer than the limit do, entries matching most of them fill the page
+// after them, see Result.Partly and Result.Relaxed),
 // "quoted phrases" (the words in that order, checked against the archived
 // content when Options.Content is set), and field:value filters:
 //

@@ -29,8 +29,13 @@ type Result struct {
 	// hits may be missing, and some may lack a snippet.
 	Partial bool `json:"partial,omitempty"`
 	// Relaxed says no entry matched all words, so the hits match some.
-	Relaxed bool          `json:"relaxed,omitempty"`
-	Took    time.Duration `json:"took_ns"`
+	Relaxed bool `json:"relaxed,omitempty"`
+	// Partly counts the hits at the end that match only some of the words:
+	// when fewer than the limit match them all, the rest of the page is
+	// filled with entries matching most of them, ranked after every entry
+	// that matches all. Relaxed results count every hit here.
+	Partly int           `json:"partly,omitempty"`
+	Took   time.Duration `json:"took_ns"`
 }
 
 // Field weights of plain words: a match in the summary or the command says
@@ -79,9 +84,16 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	defer cancel()
 
 	res, err := ix.run(tctx, p, limit, false)
-	if err == nil && len(res.Hits) == 0 && len(p.words) > 1 && len(p.phrases) == 0 && !res.Partial {
-		res, err = ix.run(tctx, p, limit, true)
-		res.Relaxed = true
+	if err == nil && len(res.Hits) < limit && len(p.words) > 1 && len(p.phrases) == 0 && !res.Partial {
+		// Too few entries hold every word: fill the page with those that
+		// hold most of them, after the full matches. An entry that failed
+		// only because one word is absent (a command and "error", where
+		// its output says "No such file") is still worth seeing.
+		var more Result
+		more, err = ix.run(tctx, p, limit, true)
+		if err == nil {
+			res = fillUp(res, more, limit)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -91,6 +103,34 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// fillUp appends to the full matches of strict the hits of relaxed that
+// are not among them, up to limit, and counts those in Partly.
+func fillUp(strict, relaxed Result, limit int) Result {
+	if len(strict.Hits) == 0 {
+		relaxed.Relaxed = true
+		relaxed.Partly = len(relaxed.Hits)
+		return relaxed
+	}
+	have := make(map[memex.ID]bool, len(strict.Hits))
+	for _, h := range strict.Hits {
+		have[h.ID] = true
+	}
+	for _, h := range relaxed.Hits {
+		if len(strict.Hits) >= limit {
+			break
+		}
+		if !have[h.ID] {
+			strict.Hits = append(strict.Hits, h)
+			strict.Partly++
+		}
+	}
+	strict.Partial = strict.Partial || relaxed.Partial
+	if relaxed.Total > strict.Total {
+		strict.Total = relaxed.Total
+	}
+	return strict
 }
 
 // run builds and runs the bleve query, then checks phrases and cuts

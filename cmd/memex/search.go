@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -25,8 +24,9 @@ func (a *app) searchCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--before ID] [--after ID] [--json]",
 		Short: "Find archived entries by words, phrases and filters",
-		Long: `Search the archive's index. Plain words must all match (best matches first; when no
-entry has them all, entries with most of them come back, marked relaxed). "Quoted
+		Long: `Search the archive's index. Entries with all the plain words come first, best
+first; when fewer than --limit have them all, entries with most of them fill the rest
+(the last line on stderr says how many; "partly" in --json). "Quoted
 phrases" match words in order. field:value filters: project: session: agent: kind:
 tool: path: exit: before:ID after:ID, and summary: content: input: for a word in one
 field. Identifiers are split: "parse config" finds parseConfigFile.
@@ -112,19 +112,6 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	if o.json {
 		return writeJSON(a.stdout, res)
 	}
-	for _, h := range res.Hits {
-		fmt.Fprintf(a.stdout, "%s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
-		if h.Snippet != "" {
-			fmt.Fprintf(a.stdout, "    %s\n", h.Snippet)
-		}
-	}
-	switch {
-	case len(res.Hits) == 0:
-		fmt.Fprintln(a.stderr, "no matches")
-	case res.Partial:
-		fmt.Fprintln(a.stderr, "(partial: the search ran out of time; narrow the query)")
-	case res.Relaxed:
-		fmt.Fprintln(a.stderr, "(no entry matches every word; these match some)")
-	}
+	printHits(a.stdout, a.stderr, res)
 	return nil
 }

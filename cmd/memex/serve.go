@@ -288,7 +288,7 @@ func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed}, nil
+	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed, Partly: res.Partly}, nil
 }
 
 // importer adapts ingest to api.Ingester.
@@ -662,5 +662,7 @@ func printHits(stdout, stderr io.Writer, res index.Result) {
 		fmt.Fprintln(stderr, "(partial: the search ran out of time; narrow the query)")
 	case res.Relaxed:
 		fmt.Fprintln(stderr, "(no entry matches every word; these match some)")
+	case res.Partly > 0:
+		fmt.Fprintf(stderr, "(the last %d match only some of the words)\n", res.Partly)
 	}
 }

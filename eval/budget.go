@@ -31,19 +31,18 @@ var Strategies = []string{Truncate, Summary, RAG, Memex, MemexNoIdx}
 // DefaultBudgets are the budgets of a run that names none.
 var DefaultBudgets = []int{1000, 2000, 4000, 8000}
 
-// SummaryShare is the part of a memex budget given to the IndexedSummary;
-// the rest goes to search and deref. A quarter keeps the most recent and
-// highest-ranked entries in view (three or four lines at 1,000 tokens) and
-// leaves most of the budget for the exact evidence.
-const SummaryShare = 0.25
+// SummaryShare is the least part of a memex budget given to the
+// IndexedSummary; it also takes whatever the derefs leave. A tenth holds
+// the header and a line or two at 1,000 tokens and leaves the rest for the
+// exact evidence.
+const SummaryShare = 0.1
 
 // searchHits is how many search hits rag and memex consider.
 const searchHits = 10
 
-// DerefShare is the least budget memex gives each dereferenced entry; it
-// derefs as many of the best hits as the rest of the budget allows at
-// that rate (one at least, three at most).
-const DerefShare = 300
+// MinDeref is the least budget worth a deref: memex stops dereferencing
+// when less is left.
+const MinDeref = 150
 
 // ErrOverBudget marks a strategy that assembled a context larger than its
 // budget: the run is invalid.
@@ -58,10 +57,9 @@ type Env struct {
 // BudgetOptions configure Budget. Zero Budgets means DefaultBudgets.
 type BudgetOptions struct {
 	Budgets []int
-	// SummaryShare and DerefShare set memex's split (zero: the package
-	// defaults), for measuring how the result depends on them.
+	// SummaryShare sets memex's split (zero: the package default), for
+	// measuring how the result depends on it.
 	SummaryShare float64
-	DerefShare   int
 	Progress     func(done, total int) // called after every probe; may be nil
 }
 
@@ -137,9 +135,6 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 	}
 	if opts.SummaryShare <= 0 || opts.SummaryShare >= 1 {
 		opts.SummaryShare = SummaryShare
-	}
-	if opts.DerefShare <= 0 {
-		opts.DerefShare = DerefShare
 	}
 	r := deref.New(env.Store)
 	sessions := map[string][]step{}
@@ -330,18 +325,29 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 	return text, n, nil
 }
 
-// memexContext is the IndexedSummary in SummaryShare of the budget, then
-// the exact content of the best entries, dereferenced with the query in
-// the rest. The entries come from a search of the session before the
-// point, or (pick) from the summary's own lines ranked by the words they
-// share with the query, as an agent would choose without a search tool.
+// memexContext dereferences the best entries with the query, then gives
+// the IndexedSummary what they leave (at least SummaryShare of the budget),
+// and puts the summary first. The entries come from a search of the
+// session before the point, or (pick) from the summary's own lines ranked
+// by the words they share with the query, as an agent would choose without
+// a search tool. They are dereferenced one at a time in rank order, each
+// with all the budget still free: whole when it fits, else its windows;
+// dereferencing stops when less than MinDeref tokens are left.
 func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, budget int, pick bool, opts BudgetOptions) (string, int, error) {
-	sumText, sumRes, err := summary(ctx, r, pc, int(float64(budget)*opts.SummaryShare))
+	// The summary's least share is reserved at what it really takes
+	// (whole lines, often less than the share).
+	minSum, _, err := summary(ctx, r, pc, int(float64(budget)*opts.SummaryShare))
 	if err != nil {
 		return "", 0, err
 	}
 	var refs []string
 	if pick {
+		// The agent picks from the summary it would hold with the whole
+		// budget, then gives up the lines the derefs need.
+		_, sumRes, err := summary(ctx, r, pc, budget)
+		if err != nil {
+			return "", 0, err
+		}
 		refs = pickFromSummary(sumRes.Entries, pc.p.Query)
 	} else {
 		hits, err := search(ctx, env, pc)
@@ -352,26 +358,35 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 			refs = append(refs, h.ID.String())
 		}
 	}
-	rest := budget - summarize.CountString(sumText)
-	k := min(max(rest/opts.DerefShare, 1), 3, len(refs))
-	refs = refs[:k]
-	for len(refs) > 0 && rest > 0 {
-		res, err := r.Deref(ctx, refs, deref.Options{Budget: rest, Query: pc.p.Query, Project: pc.p.Project})
+	var derefs strings.Builder
+	left, n := budget-summarize.CountString(minSum), 0
+	for _, ref := range refs {
+		if left < MinDeref {
+			break
+		}
+		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project})
 		if errors.Is(err, memex.ErrBudgetTooSmall) {
-			refs = refs[:len(refs)-1]
-			continue
+			break
 		}
 		if err != nil {
 			return "", 0, err
 		}
-		text := sumText + res.Text
-		if over := summarize.CountString(text) - budget; over > 0 {
-			rest -= over
-			continue
-		}
-		return text, len(res.Items), nil
+		derefs.WriteString(res.Text)
+		left -= res.Used
+		n++
 	}
-	return sumText, 0, nil
+	dtext := derefs.String()
+	sumText, _, err := summary(ctx, r, pc, budget-summarize.CountString(dtext))
+	if err != nil {
+		return "", 0, err
+	}
+	text := sumText + dtext
+	// Counts of parts add up to at least the count of the whole in
+	// practice; should they not, drop lines from the end.
+	for summarize.CountString(text) > budget {
+		text = text[:strings.LastIndexByte(text[:len(text)-1], '\n')+1]
+	}
+	return text, n, nil
 }
 
 // pickFromSummary ranks summary lines by the query words they contain

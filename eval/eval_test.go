@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
@@ -203,6 +205,57 @@ func TestBudgetStaysWithinBudget(t *testing.T) {
 		if o.Budget == 5000 && o.Strategy == Memex && !o.Hit {
 			t.Errorf("%s: memex at 5000 missed", o.Probe)
 		}
+	}
+}
+
+// TestMemexShowsTheTopHitWholeWhenItFits: hits are dereferenced one at a
+// time in rank order, each with all the budget still free, so a top hit
+// that fits comes whole even when more hits follow (an equal split among
+// them would cut it to windows and lose the line in its middle).
+func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
+	env := openEnv(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var long strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&long, "step %d of the widget build went through stage %d\n", i, i*7)
+		if i == 30 {
+			long.WriteString("checksum of the middle artefact was 7f3a9c\n")
+		}
+	}
+	add := func(i int, input, summary, body string) {
+		e := memex.Entry{Project: "p", Session: "s", Agent: "test", Kind: memex.KindTool, Tool: "bash",
+			Input: input, Summary: summary, Exit: memex.IntPtr(0), Created: t0.Add(time.Duration(i) * time.Second)}
+		if _, err := env.Store.Add(ctx, e, strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, "make widget", "bash: make widget · exit 0 · widget built", long.String())
+	for i := 1; i <= 3; i++ {
+		add(i, fmt.Sprintf("echo %d", i), "bash: echo · exit 0", strings.Repeat(fmt.Sprintf("a widget note %d\n", i), 40))
+	}
+	add(4, "ls", "bash: ls · exit 0", "README\n")
+	catchUp(t, env)
+	steps, err := loadSession(ctx, env.Store, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Probe{ID: "p1", Project: "p", Session: "s", At: "4", Query: "make widget", Answer: "checksum of the middle artefact was 7f3a9c"}
+	pc, err := resolve(ctx, env.Store, p, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := summarize.CountString(long.String())
+	budget := whole + 300
+	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{SummaryShare: SummaryShare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize.CountString(text); got > budget {
+		t.Fatalf("used %d of %d", got, budget)
+	}
+	if !strings.Contains(text, long.String()) || n < 1 {
+		t.Errorf("top hit (%d tokens) not whole in a %d-token context of %d derefs:\n%s", whole, budget, n, text)
 	}
 }
 

@@ -72,7 +72,6 @@ type evalBudgetOptions struct {
 	plot     string
 	outcomes string
 	share    float64
-	perDeref int
 	quiet    bool
 }
 
@@ -84,13 +83,15 @@ func (a *app) evalBudgetCommand() *cobra.Command {
 		Long: `For every probe and budget, assemble the context each strategy hands the agent from
 what existed before the probe's point, and count a hit when the answer appears in it
 exactly. Strategies: truncate (latest raw transcript), summary (IndexedSummary alone),
-rag (search hits' raw content), memex (IndexedSummary in a quarter of the budget, then
-search + deref in the rest), memex-pick (the same, picking entries from the summary's
-lines instead of searching). A context over its budget fails the run.
+rag (search hits' raw content), memex (search, then deref of the hits in rank order,
+each whole when it fits in what is left, else its windows; the IndexedSummary gets a
+tenth of the budget at least, and whatever the derefs leave), memex-pick (the same,
+picking entries from the summary's lines instead of searching). A context over its
+budget fails the run.
 
 Prints per strategy and budget the hit rate with its 95% Wilson interval, mean tokens,
 derefs and latency, then hit rates by how far back the evidence lies.`,
-		Example: `  memex eval budget --probes eval/testdata/corpora.probes.jsonl
+		Example: `  memex eval budget --probes eval/testdata/corpora-seed42.probes.jsonl
   memex eval budget --probes p.jsonl --budgets 500,1000 --json --plot hit.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return a.runEvalBudget(c, o) },
@@ -101,8 +102,7 @@ derefs and latency, then hit rates by how far back the evidence lies.`,
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.StringVar(&o.plot, "plot", "", "write an SVG plot of hit rate against budget to this file")
 	f.StringVar(&o.outcomes, "outcomes", "", "write every probe's outcome per strategy and budget (JSON lines) to this file")
-	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: part of the budget for the IndexedSummary")
-	f.IntVar(&o.perDeref, "deref-share", eval.DerefShare, "memex: least tokens per dereferenced entry (1 to 3 entries)")
+	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: least part of the budget for the IndexedSummary (it also takes what the derefs leave)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	return c
 }
@@ -132,16 +132,19 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(probes) == 0 {
+		return fmt.Errorf("eval budget: %s holds no probes (memex eval probes derives them from archived sessions)", o.probes)
+	}
 	ctx := c.Context()
 	s, ix, err := a.openIndex(ctx)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if o.share <= 0 || o.share >= 1 || o.perDeref <= 0 {
-		return usagef("--summary-share wants a number between 0 and 1, --deref-share a positive number")
+	if o.share <= 0 || o.share >= 1 {
+		return usagef("--summary-share wants a number between 0 and 1")
 	}
-	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share, DerefShare: o.perDeref}
+	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share}
 	if bar := a.progress("eval", o.quiet || o.json); bar != nil {
 		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
 	}

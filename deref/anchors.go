@@ -2,7 +2,6 @@ package deref
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sort"
 	"strings"
 	"sync"
@@ -82,10 +81,7 @@ func findAnchors(t *text, query string) []anchor {
 	}
 	pats := anchorPatterns(query)
 
-	low := lowerPool.Get().(*[]byte)
-	defer lowerPool.Put(low)
-	*low = lowerInto((*low)[:0], t.b)
-	b := *low
+	b := *t.low
 
 	type hit struct {
 		score, off, termOff int
@@ -93,11 +89,15 @@ func findAnchors(t *text, query string) []anchor {
 		err                 bool
 	}
 	hits := map[int]*hit{}
+	var freq *[256]int
+	if len(b) > 64<<10 {
+		freq = sampleFreq(b)
+	}
 	for _, p := range pats {
 		line := 0 // 0-based index into t.starts, moving forward with the matches
 		// Skip through the body on the pattern's rarest byte (the first
 		// byte of "exception" is everywhere, its x is not), then compare.
-		k := rarest(p.p)
+		k := rarest(p.p, freq)
 		c, plen := p.p[k], len(p.p)
 		for off := k; off < len(b); {
 			j := bytes.IndexByte(b[off:], c)
@@ -165,49 +165,45 @@ func findAnchors(t *text, query string) []anchor {
 // than them all.
 const byteRank = " etaoinsrhldcumfpgwybvkxjqz"
 
-// rarest returns the index of p's least frequent byte by byteRank.
-func rarest(p []byte) int {
-	best, bestRank := 0, -1
+// rarest returns the index of p's least frequent byte: by its count in
+// freq (a sample of the body) when there is one, then by byteRank. A body's
+// own frequencies matter: in a test log "run" and "pass" sit on every other
+// line, so the r of "error" and the p of "panic" are common there.
+func rarest(p []byte, freq *[256]int) int {
+	best, bestCount, bestRank := 0, int(^uint(0)>>1), -1
 	for i, c := range p {
 		r := strings.IndexByte(byteRank, c)
 		if r < 0 {
 			r = len(byteRank)
 		}
-		if r > bestRank {
-			best, bestRank = i, r
+		n := 0
+		if freq != nil {
+			n = freq[c]
+		}
+		if n < bestCount || n == bestCount && r > bestRank {
+			best, bestCount, bestRank = i, n, r
 		}
 	}
 	return best
 }
 
-// lowerPool recycles the lower-cased copy of a body between derefs.
-var lowerPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// lowerInto appends b with ASCII letters lower-cased to dst, eight bytes at
-// a time: for each byte in 'A'..'Z' it adds 0x20, leaving every other byte
-// (UTF-8 sequences included) as it is.
-func lowerInto(dst, b []byte) []byte {
-	n := len(dst)
-	dst = append(dst, b...)
-	d := dst[n:]
-	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		w := binary.LittleEndian.Uint64(d[i:])
-		const hi = 0x8080808080808080
-		// Per byte: set the high bit where 'A' <= byte <= 'Z' (bytes with
-		// the high bit set are excluded).
-		ge := (w | hi) - 0x4141414141414141 // >= 'A' keeps the high bit
-		gt := (w | hi) - 0x5b5b5b5b5b5b5b5b // > 'Z' keeps the high bit
-		upper := ge &^ gt &^ w & hi         // in range and ASCII
-		binary.LittleEndian.PutUint64(d[i:], w|upper>>2)
-	}
-	for ; i < len(d); i++ {
-		if c := d[i]; 'A' <= c && c <= 'Z' {
-			d[i] = c + 'a' - 'A'
+// sampleFreq counts the bytes of 16 slices of 2 KB spread evenly over b
+// (32 KB in all): enough to tell a byte on every line from a rare one, for
+// a few microseconds.
+func sampleFreq(b []byte) *[256]int {
+	const parts, size = 16, 2 << 10
+	var f [256]int
+	step := (len(b) - size) / (parts - 1)
+	for i := range parts {
+		for _, c := range b[i*step : i*step+size] {
+			f[c]++
 		}
 	}
-	return dst
+	return &f
 }
+
+// lowerPool recycles the lower-cased copy of a body between derefs.
+var lowerPool = sync.Pool{New: func() any { return new([]byte) }}
 
 func hash3(a, b, c byte) uint16 {
 	return uint16((uint32(a)*0x9E37 ^ uint32(b)*0x85EB ^ uint32(c)*0xC2B2) >> 3)

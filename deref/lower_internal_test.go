@@ -2,20 +2,30 @@ package deref
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 )
 
-func FuzzLowerInto(f *testing.F) {
+func FuzzLowerLines(f *testing.F) {
 	f.Add([]byte("Hello, WORLD! @[`{ AZaz \xc3\x84 \xff\x80"))
 	f.Add([]byte("ABCDEFGHIJKLMNOPQRSTUVWXYZ@[ 0123456789"))
+	f.Add([]byte("one\ntwo\n\n\nTHREE\n\x0a\x8a\x0b\x09four"))
+	f.Add([]byte("\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got := lowerInto(nil, b)
-		want := make([]byte, len(b))
+		got, starts := lowerLines([]byte("kept"), b, nil)
+		want := []byte("kept")
+		wantStarts := []int{0}
 		for i, c := range b {
-			want[i] = lowerTab[c]
+			want = append(want, lowerTab[c])
+			if c == '\n' && i+1 < len(b) {
+				wantStarts = append(wantStarts, i+1)
+			}
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("lowerInto(%q) = %q, want %q", b, got, want)
+			t.Fatalf("lowerLines(%q) = %q, want %q", b, got, want)
+		}
+		if !reflect.DeepEqual(starts, wantStarts) {
+			t.Fatalf("lowerLines(%q) starts = %v, want %v", b, starts, wantStarts)
 		}
 	})
 }

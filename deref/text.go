@@ -1,7 +1,8 @@
 package deref
 
 import (
-	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"sync"
 )
 
@@ -11,6 +12,7 @@ import (
 // expensive part of a deref and most lines of a large body are never shown.
 type text struct {
 	b      []byte
+	low    *[]byte // b with ASCII letters lower-cased, from lowerPool
 	starts []int   // starts[i] is the byte offset of line i+1
 	tok    []int32 // tok[i] is the token count of line i+1, or -1
 }
@@ -28,27 +30,13 @@ func newText(b []byte) *text {
 	if len(b) == 0 {
 		return t
 	}
-	n := bytes.Count(b, []byte{'\n'})
-	if b[len(b)-1] != '\n' {
-		n++
-	}
 	li := lineIndexPool.Get().(*lineIndex)
-	t.starts = li.starts[:0]
-	if cap(t.starts) < n {
-		t.starts = make([]int, 0, n)
-	}
+	low := lowerPool.Get().(*[]byte)
+	t.low = low
+	*low, t.starts = lowerLines((*low)[:0], b, li.starts[:0])
 	t.tok = li.tok[:0]
-	if cap(t.tok) < n {
-		t.tok = make([]int32, 0, n)
-	}
-	t.starts = append(t.starts, 0)
-	for off := 0; ; {
-		i := bytes.IndexByte(b[off:], '\n')
-		if i < 0 || off+i+1 >= len(b) {
-			break
-		}
-		off += i + 1
-		t.starts = append(t.starts, off)
+	if cap(t.tok) < len(t.starts) {
+		t.tok = make([]int32, 0, len(t.starts))
 	}
 	t.tok = t.tok[:len(t.starts)]
 	for i := range t.tok {
@@ -57,13 +45,59 @@ func newText(b []byte) *text {
 	return t
 }
 
+// lowerLines appends b with ASCII letters lower-cased to dst, and the
+// offsets of b's lines to starts (0 first; no start after a final '\n'),
+// in one pass of eight bytes at a time: for each byte in 'A'..'Z' it adds
+// 0x20, leaving every other byte (UTF-8 sequences included) as it is.
+func lowerLines(dst, b []byte, starts []int) ([]byte, []int) {
+	const (
+		hi   = 0x8080808080808080
+		lo7  = 0x7f7f7f7f7f7f7f7f
+		nl   = 0x0a0a0a0a0a0a0a0a
+		capA = 0x4141414141414141
+		capZ = 0x5b5b5b5b5b5b5b5b
+	)
+	n := len(dst)
+	dst = append(dst, b...)
+	d := dst[n:]
+	starts = append(starts, 0)
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		w := binary.LittleEndian.Uint64(d[i:])
+		// Per byte: set the high bit where 'A' <= byte <= 'Z' (bytes with
+		// the high bit set are excluded).
+		ge := (w | hi) - capA // >= 'A' keeps the high bit
+		gt := (w | hi) - capZ // > 'Z' keeps the high bit
+		upper := ge &^ gt &^ w & hi
+		binary.LittleEndian.PutUint64(d[i:], w|upper>>2)
+		// The high bit of every byte equal to '\n', exactly (no borrow
+		// crosses bytes: the low seven bits are added apart).
+		x := w ^ nl
+		for m := ^(((x & lo7) + lo7) | x) & hi; m != 0; m &= m - 1 {
+			if at := i + bits.TrailingZeros64(m)/8 + 1; at < len(d) {
+				starts = append(starts, at)
+			}
+		}
+	}
+	for ; i < len(d); i++ {
+		c := d[i]
+		if 'A' <= c && c <= 'Z' {
+			d[i] = c + 'a' - 'A'
+		} else if c == '\n' && i+1 < len(d) {
+			starts = append(starts, i+1)
+		}
+	}
+	return dst, starts
+}
+
 // release hands t's line index back for reuse; t must not be used after.
 func (t *text) release() {
 	if t == nil || t.starts == nil {
 		return
 	}
 	lineIndexPool.Put(&lineIndex{starts: t.starts, tok: t.tok})
-	t.b, t.starts, t.tok = nil, nil, nil
+	lowerPool.Put(t.low)
+	t.b, t.low, t.starts, t.tok = nil, nil, nil, nil
 }
 
 // lines returns the number of lines.

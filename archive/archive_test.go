@@ -3,11 +3,16 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -547,5 +552,159 @@ func TestFreeSpaceIsCachedOnlyWithRoomToSpare(t *testing.T) {
 	g()
 	if calls != 2 {
 		t.Fatalf("nearly full disk: %d probes for two checks, want 2", calls)
+	}
+}
+
+// putV1 writes an entry as schema version 1 laid it out: a JSON record
+// with the hash in hex, the body in chunks with a chunk table, a content
+// hash key and a reference, whatever the body's size.
+func putV1(t *testing.T, s *Store, e memex.Entry, body []byte) memex.Entry {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	e.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	e.Bytes = int64(len(body))
+	e.Lines = int64(len(splitLines(body)))
+	e.Summary = "v1 entry"
+	if e.Kind == "" {
+		e.Kind = memex.KindNote
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	bodyID := e.ID
+	if v, err := s.get(hashKey(sum[:])); err == nil {
+		copy(bodyID[:], v)
+	} else {
+		var rows []byte
+		var n uint64
+		for rest := body; len(rest) > 0; n++ {
+			c := rest[:min(len(rest), ChunkSize)]
+			rest = rest[len(c):]
+			rows = binary.AppendUvarint(rows, uint64(len(c)))
+			rows = binary.AppendUvarint(rows, uint64(bytes.Count(c, []byte{'\n'})))
+			if err := b.Set(chunkKey(e.ID, uint32(n)), encodeChunk(nil, c), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		table := binary.AppendUvarint([]byte{codecRaw}, n)
+		table = append(table, rows...)
+		_ = b.Set(idKey(prefixTable, e.ID), table, nil)
+		_ = b.Set(hashKey(sum[:]), e.ID[:], nil)
+	}
+	v1 := struct {
+		memex.Entry
+		ID   *struct{} `json:"id,omitempty"`
+		Body *memex.ID `json:"body,omitempty"`
+	}{Entry: e}
+	if bodyID != e.ID {
+		v1.Body = &bodyID
+	}
+	js, err := json.Marshal(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = b.Set(idKey(prefixMeta, e.ID), append([]byte{codecJSON}, js...), nil)
+	_ = b.Set(refKey(bodyID, e.ID), nil, nil)
+	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
+	if e.Session != "" {
+		_ = b.Set(nameIDKey(prefixSession, e.Session, e.ID), nil, nil)
+	}
+	for _, a := range e.Aliases {
+		_ = b.Set(nameIDKey(prefixAlias, a, e.ID), nil, nil)
+	}
+	if err := b.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestVersion1StoreIsReadAndUpgraded(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Set(schemaKey, []byte("1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	bodies := [][]byte{[]byte("small\n"), bigText(2*ChunkSize+5, 13), []byte("small\n"), nil}
+	var v1 []memex.Entry
+	for i, body := range bodies {
+		e := memex.Entry{ID: memex.NewID(t0), Created: t0, Session: "old", Aliases: []string{fmt.Sprint("v1-", i)}}
+		v1 = append(v1, putV1(t, s, e, body))
+	}
+	s.Close()
+
+	check := func(s *Store) {
+		t.Helper()
+		for i, want := range v1 {
+			got, err := s.Get(ctx, want.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Hash != want.Hash || got.Bytes != want.Bytes || got.Lines != want.Lines || got.Summary != want.Summary || got.Session != "old" {
+				t.Fatalf("v1 entry %d reads as %+v, want %+v", i, got, want)
+			}
+			if body := readAll(t, s, want.ID); !bytes.Equal(body, bodies[i]) {
+				t.Fatalf("v1 body %d differs", i)
+			}
+			if id, err := s.Resolve(ctx, fmt.Sprint("v1-", i), ""); err != nil || id != want.ID {
+				t.Fatalf("v1 alias %d: %v %v", i, id, err)
+			}
+		}
+		var probs []Problem
+		if _, err := s.Verify(ctx, func(p Problem) { probs = append(probs, p) }); err != nil || len(probs) > 0 {
+			t.Fatalf("verify of a v1 store: %v %v", probs, err)
+		}
+	}
+	schema := func(s *Store) string {
+		v, err := s.get(schemaKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+
+	// A read-only open reads version 1 as it is and writes nothing.
+	s, err = Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s)
+	if v := schema(s); v != "1" {
+		t.Fatalf("read-only open changed the schema version to %s", v)
+	}
+	s.Close()
+
+	// A writable open marks the store version 2 and adds next to the old
+	// entries; a large body already stored by version 1 is found by hash.
+	s, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := schema(s); v != strconv.Itoa(SchemaVersion) {
+		t.Fatalf("schema after a writable open: %s", v)
+	}
+	check(s)
+	dup := add(t, s, memex.Entry{Session: "old"}, bodies[1])
+	if r, _ := s.getRecord(dup.ID); r.Body != v1[1].ID {
+		t.Fatalf("large body stored again instead of referencing the v1 copy")
+	}
+	n := 0
+	if err := s.Session(ctx, "old", func(memex.Entry) error { n++; return nil }); err != nil || n != 5 {
+		t.Fatalf("session of v1 and v2 entries: %d entries, %v", n, err)
+	}
+	for _, e := range append(v1, dup) {
+		if err := s.Delete(ctx, e.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.scanRange(ctx, []byte{0x01}, nil, func(k, _ []byte) error {
+		t.Errorf("key %q left after deleting every entry", k)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

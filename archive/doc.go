@@ -1,15 +1,15 @@
 // Package archive is memex's system of record: every entry's metadata and
 // its exact body, compressed, in one Pebble database.
 //
-// # Key schema (version 1)
+// # Key schema (version 2)
 //
 // Every key starts with a one-byte prefix. IDs are the raw 16 bytes of a
 // ULID, so key order is time order. Variable-length names (sessions,
 // aliases) are written as uvarint(len) + bytes so that no byte value of a
 // name can confuse a prefix scan.
 //
-//	"\x00schema"                      -> decimal schema version ("1")
-//	'm' id                            -> entry metadata (codec byte + JSON of record)
+//	"\x00schema"                      -> decimal schema version ("2")
+//	'm' id                            -> entry metadata (see below)
 //	'c' body(16) idx(4, big endian)   -> one body chunk (codec byte + data)
 //	't' body(16)                      -> chunk table of a body (codec byte + uvarints)
 //	'h' sha256(32)                    -> body(16): content-addressed dedup
@@ -20,17 +20,19 @@
 //	'i' id                            -> empty: entry not yet indexed
 //	'k' name                          -> small named state of other packages
 //
-// A body is identified by the ID of the entry that first stored it. Bodies
-// are cut into chunks of ChunkSize raw bytes; each chunk is compressed with
-// zstd on its own, so reading a line range decompresses only the chunks that
-// hold it. The chunk table records each chunk's raw length and newline
-// count, from which a line number maps to a chunk.
+// Values carry a one-byte codec tag. An entry's metadata is codecMeta (3):
+// the body's sha256 (32 bytes, binary), then the JSON of the entry without
+// its ID (the key's), its hash (before it) or its body's ID when that is
+// the entry's own. JSON lets fields be added without a schema change; a new
+// field that old readers must not ignore requires a new schema version.
 //
-// Values carry a one-byte codec tag: codecRaw (0) stores bytes as they are,
-// codecZstd (1) a zstd frame. A chunk that zstd does not shrink is stored
-// raw. Metadata is stored as JSON (codecJSON, 2) so that fields can be added
-// without a schema change; a new field that old readers must not ignore
-// requires a new schema version.
+// A body is identified by the ID of the entry that first stored it, found
+// again through its 'h' key: identical bodies are stored once, and each
+// entry holding one has an 'r' key. It is cut into chunks of ChunkSize raw
+// bytes, each compressed with zstd on its own (codecZstd, 1; codecRaw, 0,
+// when zstd does not shrink it), so reading a line range decompresses only
+// the chunks that hold it. The chunk table records each chunk's raw length
+// and newline count, from which a line number maps to a chunk.
 //
 // # Durability
 //
@@ -47,4 +49,11 @@
 //
 // Open refuses a store whose schema version is newer than SchemaVersion
 // (memex.ErrSchema, with the versions named) instead of misreading it.
+//
+// Version 1 stored metadata as codecJSON (2): JSON holding the hash as
+// "sha256:" and hex, which took 71 bytes where 32 do. Version 2 reads
+// those records and keys as they are and writes only its own, so a
+// version 1 store needs no migration: a writable Open sets its version to 2
+// (a read-only Open changes nothing), after which a memex that knows only
+// version 1 refuses it rather than misreading the new records.
 package archive

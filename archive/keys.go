@@ -6,8 +6,9 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// SchemaVersion is the key schema this package reads and writes.
-const SchemaVersion = 1
+// SchemaVersion is the key schema this package writes. It also reads
+// stores of version 1 (see the package doc).
+const SchemaVersion = 2
 
 const (
 	prefixMeta     = 'm'
@@ -28,7 +29,11 @@ var schemaKey = []byte("\x00schema")
 const (
 	codecRaw  byte = 0
 	codecZstd byte = 1
+	// codecJSON is a version 1 metadata record: JSON, hash in hex, body in
+	// chunks. Read, no longer written.
 	codecJSON byte = 2
+	// codecMeta is the metadata record of an entry: sha256(32) JSON.
+	codecMeta byte = 3
 )
 
 func idKey(prefix byte, id memex.ID) []byte {

@@ -3,6 +3,8 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,15 +37,32 @@ func (s *Store) getRecord(id memex.ID) (record, error) {
 
 // decodeRecord decodes the metadata stored under entry id.
 func decodeRecord(id memex.ID, v []byte) (record, error) {
-	if len(v) == 0 || v[0] != codecJSON {
-		return record{}, fmt.Errorf("metadata codec: %w", memex.ErrCorrupt)
+	if len(v) == 0 {
+		return record{}, fmt.Errorf("metadata: empty value: %w", memex.ErrCorrupt)
+	}
+	var sum, js []byte
+	r := record{Body: id}
+	switch v[0] {
+	case codecJSON:
+		js = v[1:]
+	case codecMeta:
+		if len(v) < 1+sha256.Size {
+			return record{}, fmt.Errorf("metadata: %d bytes: %w", len(v), memex.ErrCorrupt)
+		}
+		sum, js = v[1:1+sha256.Size], v[1+sha256.Size:]
+	default:
+		return record{}, fmt.Errorf("metadata codec %d: %w", v[0], memex.ErrCorrupt)
 	}
 	var sr storedRecord
-	if err := json.Unmarshal(v[1:], &sr); err != nil {
+	if err := json.Unmarshal(js, &sr); err != nil {
 		return record{}, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
 	}
-	r := record{Entry: sr.Entry, Body: id}
+	r.Entry = sr.Entry
 	r.ID = id
+	r.Hash = sr.Hash
+	if sum != nil {
+		r.Hash = "sha256:" + hex.EncodeToString(sum)
+	}
 	if sr.Body != nil {
 		r.Body = *sr.Body
 	}

@@ -194,13 +194,26 @@ func (s *Store) checkSchema() error {
 	if err != nil {
 		return fmt.Errorf("archive: schema version %q: %w", v, memex.ErrSchema)
 	}
-	if n != SchemaVersion {
-		if n > SchemaVersion {
-			return fmt.Errorf("archive: store schema v%d is newer than this memex understands (v%d): upgrade memex: %w", n, SchemaVersion, memex.ErrSchema)
+	switch {
+	case n == SchemaVersion:
+		return nil
+	case n > SchemaVersion:
+		return fmt.Errorf("archive: store schema v%d is newer than this memex understands (v%d): upgrade memex: %w", n, SchemaVersion, memex.ErrSchema)
+	case n == 1:
+		// Version 2 reads every version 1 key as it is. Once this process
+		// may write version 2 records, a memex that knows only version 1
+		// must refuse the store rather than misread them.
+		if s.opts.ReadOnly {
+			return nil
 		}
-		return fmt.Errorf("archive: store schema v%d is older than v%d and no migration exists: %w", n, SchemaVersion, memex.ErrSchema)
+		if err := s.db.Set(schemaKey, []byte(strconv.Itoa(SchemaVersion)), pebble.Sync); err != nil {
+			return fmt.Errorf("archive: upgrade schema version: %w", err)
+		}
+		s.log.Info("archive: store schema upgraded", "from", n, "to", SchemaVersion)
+		return nil
+	default:
+		return fmt.Errorf("archive: store schema v%d is unknown (this memex reads v1 and v%d): %w", n, SchemaVersion, memex.ErrSchema)
 	}
-	return nil
 }
 
 func (s *Store) isEmpty() (bool, error) {

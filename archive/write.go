@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -32,25 +33,33 @@ type record struct {
 	Body memex.ID
 }
 
-// storedRecord is record as stored. The entry's ID is the key's, so it is
-// not repeated; nor is the body's when it is the entry's own (the common
-// case). This is a fifth of a small entry's metadata.
+// storedRecord is the JSON of a record. The entry's ID is the key's, so it
+// is not repeated; nor is the body's when it is the entry's own (the common
+// case). The hash is stored in binary beside the JSON.
 type storedRecord struct {
 	memex.Entry
 	ID   *struct{} `json:"id,omitempty"` // shadows Entry.ID: never written
 	Body *memex.ID `json:"body,omitempty"`
+	// Hash shadows Entry.Hash: only version 1 records carry it here, in hex.
+	Hash string `json:"hash,omitempty"`
 }
 
-func encodeRecord(r record) ([]byte, error) {
+// encodeRecord returns the stored form of r, whose body has the sha256 sum.
+func encodeRecord(r record, sum []byte) ([]byte, error) {
+	if len(sum) != sha256.Size {
+		return nil, fmt.Errorf("content hash of %d bytes", len(sum))
+	}
 	sr := storedRecord{Entry: r.Entry}
 	if r.Body != r.ID {
 		sr.Body = &r.Body
 	}
-	b, err := json.Marshal(sr)
+	j, err := json.Marshal(sr)
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte{codecJSON}, b...), nil
+	v := make([]byte, 0, 1+len(sum)+len(j))
+	v = append(append(append(v, codecMeta), sum...), j...)
+	return v, nil
 }
 
 // Add archives the content read from body under e's metadata and returns
@@ -110,30 +119,30 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	b := w.batch
-	bodyID := e.ID
+	r := record{Entry: e, Body: e.ID}
 	if existing, err := s.get(hashKey(sum)); err == nil && len(existing) == 16 {
 		var other memex.ID
 		copy(other[:], existing)
 		if _, err := s.get(idKey(prefixTable, other)); err == nil {
-			bodyID = other
+			r.Body = other
 			w.dropOwn()
 		}
 	} else if err != nil && !errors.Is(err, memex.ErrNotFound) {
 		w.abort()
 		return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
 	}
-	if bodyID == e.ID {
+	if r.Body == e.ID {
 		w.putPending()
 		_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
 		_ = b.Set(hashKey(sum), e.ID[:], nil)
 	}
-	meta, err := encodeRecord(record{Entry: e, Body: bodyID})
+	meta, err := encodeRecord(r, sum)
 	if err != nil {
 		w.abort()
 		return memex.Entry{}, fmt.Errorf("archive: add: encode metadata: %w", err)
 	}
 	_ = b.Set(idKey(prefixMeta, e.ID), meta, nil)
-	_ = b.Set(refKey(bodyID, e.ID), nil, nil)
+	_ = b.Set(refKey(r.Body, e.ID), nil, nil)
 	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
 	if e.Session != "" {
 		_ = b.Set(nameIDKey(prefixSession, e.Session, e.ID), nil, nil)

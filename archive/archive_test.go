@@ -362,22 +362,97 @@ func TestInterruptedStreamIsDroppedAtOpen(t *testing.T) {
 func TestVerifyFindsCorruption(t *testing.T) {
 	s := openMem(t)
 	ctx := context.Background()
-	good := add(t, s, memex.Entry{}, []byte("fine\n"))
-	bad := add(t, s, memex.Entry{}, bigText(1000, 8))
+	add(t, s, memex.Entry{}, []byte("fine\n"))
+	inline := add(t, s, memex.Entry{}, bigText(1000, 8))
+	chunked := add(t, s, memex.Entry{}, bigText(InlineSize+1000, 8))
 	var probs []Problem
 	n, err := s.Verify(ctx, func(p Problem) { probs = append(probs, p) })
-	if err != nil || n != 2 || len(probs) != 0 {
+	if err != nil || n != 3 || len(probs) != 0 {
 		t.Fatalf("clean verify: n=%d probs=%v err=%v", n, probs, err)
 	}
-	r, _ := s.getRecord(bad.ID)
-	if err := s.db.Set(chunkKey(r.Body, 0), append([]byte{codecRaw}, bytes.Repeat([]byte("x"), 1000)...), nil); err != nil {
+	// One byte of the inline body changes inside its metadata record.
+	v, err := s.get(idKey(prefixMeta, inline.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v[len(v)-10] ^= 1
+	if err := s.db.Set(idKey(prefixMeta, inline.ID), v, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A chunk is replaced by other bytes of the same length.
+	r, _ := s.getRecord(chunked.ID)
+	if err := s.db.Set(chunkKey(r.Body, 0), append([]byte{codecRaw}, bytes.Repeat([]byte("x"), int(chunked.Bytes))...), nil); err != nil {
 		t.Fatal(err)
 	}
 	n, err = s.Verify(ctx, func(p Problem) { probs = append(probs, p) })
-	if err != nil || n != 2 || len(probs) != 1 || probs[0].ID != bad.ID {
+	if err != nil || n != 3 || len(probs) != 2 || probs[0].ID != inline.ID || probs[1].ID != chunked.ID {
 		t.Fatalf("verify after corruption: n=%d probs=%v err=%v", n, probs, err)
 	}
-	_ = good
+	for _, p := range probs {
+		if !strings.Contains(p.Message, "content hash") {
+			t.Errorf("problem %q does not name the hash", p.Message)
+		}
+	}
+}
+
+// TestSmallBodiesLiveInTheirRecord checks where bodies go on each side of
+// InlineSize, that both read back, and that deleting every entry leaves no
+// key behind.
+func TestSmallBodiesLiveInTheirRecord(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	small := bigText(InlineSize, 12)
+	large := bigText(InlineSize+1, 12)
+	var ids []memex.ID
+	for _, body := range [][]byte{small, small, large, large, nil} {
+		e := add(t, s, memex.Entry{Session: "s", Aliases: []string{"x"}}, body)
+		if got := readAll(t, s, e.ID); !bytes.Equal(got, body) {
+			t.Fatalf("%d bytes read back as %d", len(body), len(got))
+		}
+		ids = append(ids, e.ID)
+	}
+	count := func(prefix byte) int {
+		n := 0
+		if err := s.scanPrefix(ctx, []byte{prefix}, func(_, _ []byte) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Only the large body has chunks, a table and a hash key; its two
+	// entries reference it.
+	for p, want := range map[byte]int{prefixMeta: 5, prefixTable: 1, prefixHash: 1, prefixRef: 2, prefixChunk: 1} {
+		if got := count(p); got != want {
+			t.Errorf("%d keys of prefix %q, want %d", got, p, want)
+		}
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inline bodies are each their own; the large one is stored once.
+	if st.Bodies != 4 || st.DedupSaved() != int64(len(large)) || st.StoredBytes <= 0 || st.StoredBytes >= st.UniqueBytes {
+		t.Fatalf("stats %+v (dedup saved %d)", st, st.DedupSaved())
+	}
+	rc, err := s.Lines(ctx, ids[0], 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if want := bytes.Join(splitLines(small)[1:3], nil); !bytes.Equal(got, want) {
+		t.Fatalf("lines 2:3 of an inline body = %q, want %q", got, want)
+	}
+	for _, id := range ids {
+		if err := s.Delete(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.scanRange(ctx, []byte{0x01}, nil, func(k, _ []byte) error {
+		t.Errorf("key %q left after deleting every entry", k)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestConcurrentAddsGetDistinctIDs(t *testing.T) {

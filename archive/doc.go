@@ -9,7 +9,7 @@
 // name can confuse a prefix scan.
 //
 //	"\x00schema"                      -> decimal schema version ("2")
-//	'm' id                            -> entry metadata (see below)
+//	'm' id                            -> entry metadata, and a small body (see below)
 //	'c' body(16) idx(4, big endian)   -> one body chunk (codec byte + data)
 //	't' body(16)                      -> chunk table of a body (codec byte + uvarints)
 //	'h' sha256(32)                    -> body(16): content-addressed dedup
@@ -20,19 +20,32 @@
 //	'i' id                            -> empty: entry not yet indexed
 //	'k' name                          -> small named state of other packages
 //
-// Values carry a one-byte codec tag. An entry's metadata is codecMeta (3):
-// the body's sha256 (32 bytes, binary), then the JSON of the entry without
-// its ID (the key's), its hash (before it) or its body's ID when that is
-// the entry's own. JSON lets fields be added without a schema change; a new
+// Values carry a one-byte codec tag. An entry's metadata is one of
+//
+//	codecMeta (3)    sha256(32) JSON                               body in chunks
+//	codecInline (4)  sha256(32) uvarint(len(JSON)) JSON body       body here, raw
+//
+// where sha256 is the body's, in binary, and JSON is the entry without its
+// ID (the key's), its hash (beside it) or its body's ID when that is the
+// entry's own. JSON lets fields be added without a schema change; a new
 // field that old readers must not ignore requires a new schema version.
 //
-// A body is identified by the ID of the entry that first stored it, found
-// again through its 'h' key: identical bodies are stored once, and each
-// entry holding one has an 'r' key. It is cut into chunks of ChunkSize raw
-// bytes, each compressed with zstd on its own (codecZstd, 1; codecRaw, 0,
-// when zstd does not shrink it), so reading a line range decompresses only
-// the chunks that hold it. The chunk table records each chunk's raw length
-// and newline count, from which a line number maps to a chunk.
+// A body of at most InlineSize bytes is stored raw at the end of its
+// entry's metadata: no chunk, table, hash or reference key. Pebble
+// compresses each block of BlockSize bytes with zstd, so neighbouring small
+// bodies, and each summary with the body it quotes, compress together,
+// which beats compressing a few hundred bytes on their own. Such a body
+// belongs to its entry alone: deduplicating it would cost a hash key and a
+// reference key, more than most of these bodies take compressed.
+//
+// A larger body is identified by the ID of the entry that first stored it,
+// found again through its 'h' key: identical large bodies are stored once,
+// and each entry holding one has an 'r' key. It is cut into chunks of
+// ChunkSize raw bytes, each compressed with zstd on its own (codecZstd, 1;
+// codecRaw, 0, when zstd does not shrink it), so reading a line range
+// decompresses only the chunks that hold it. The chunk table records each
+// chunk's raw length and newline count, from which a line number maps to a
+// chunk.
 //
 // # Durability
 //
@@ -50,8 +63,8 @@
 // Open refuses a store whose schema version is newer than SchemaVersion
 // (memex.ErrSchema, with the versions named) instead of misreading it.
 //
-// Version 1 stored metadata as codecJSON (2): JSON holding the hash as
-// "sha256:" and hex, which took 71 bytes where 32 do. Version 2 reads
+// Version 1 kept every body in chunks, however small, and its metadata as
+// codecJSON (2): JSON holding the hash as "sha256:" and hex. Version 2 reads
 // those records and keys as they are and writes only its own, so a
 // version 1 store needs no migration: a writable Open sets its version to 2
 // (a read-only Open changes nothing), after which a memex that knows only

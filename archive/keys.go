@@ -32,8 +32,12 @@ const (
 	// codecJSON is a version 1 metadata record: JSON, hash in hex, body in
 	// chunks. Read, no longer written.
 	codecJSON byte = 2
-	// codecMeta is the metadata record of an entry: sha256(32) JSON.
+	// codecMeta is the metadata record of an entry whose body is in
+	// chunks: sha256(32) JSON.
 	codecMeta byte = 3
+	// codecInline is the metadata record of an entry holding its own body:
+	// sha256(32) uvarint(len(JSON)) JSON body.
+	codecInline byte = 4
 )
 
 func idKey(prefix byte, id memex.ID) []byte {

@@ -31,16 +31,31 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 	defer b.Close()
 	_ = b.Delete(idKey(prefixMeta, id), nil)
 	_ = b.Delete(idKey(prefixPending, id), nil)
-	_ = b.Delete(refKey(r.Body, id), nil)
 	if r.Session != "" {
 		_ = b.Delete(nameIDKey(prefixSession, r.Session, id), nil)
 	}
 	for _, a := range r.Aliases {
 		_ = b.Delete(nameIDKey(prefixAlias, a, id), nil)
 	}
+	if !r.hasInline {
+		if err := s.dropBodyRef(ctx, b, r); err != nil {
+			return fmt.Errorf("archive: delete %s: %w", id, err)
+		}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("archive: delete %s: %w", id, err)
+	}
+	return nil
+}
+
+// dropBodyRef adds to b the deletion of entry r's reference to its chunked
+// body, and of the body itself when no other entry references it.
+func (s *Store) dropBodyRef(ctx context.Context, b *pebble.Batch, r record) error {
+	id := r.ID
+	_ = b.Delete(refKey(r.Body, id), nil)
 	others := false
 	refs := idKey(prefixRef, r.Body)
-	err = s.scanPrefix(ctx, refs, func(k, _ []byte) error {
+	err := s.scanPrefix(ctx, refs, func(k, _ []byte) error {
 		if trailingID(k) != id {
 			others = true
 			return errStop
@@ -48,7 +63,7 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
-		return fmt.Errorf("archive: delete %s: %w", id, err)
+		return err
 	}
 	if !others {
 		lo := idKey(prefixChunk, r.Body)
@@ -59,9 +74,6 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 				_ = b.Delete(hashKey(sum), nil)
 			}
 		}
-	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("archive: delete %s: %w", id, err)
 	}
 	return nil
 }
@@ -208,13 +220,18 @@ func (c *lineCounter) lines() int64 {
 }
 
 // Stats describes the whole store.
+//
+// A body of up to InlineSize bytes belongs to its entry alone, so each such
+// entry counts one body. StoredBytes counts chunks as stored, and inline
+// bodies as zstd compresses them in runs of BlockSize: that is what
+// Pebble's blocks do to them, give or take the metadata between them.
 type Stats struct {
 	Entries     int64 `json:"entries"`
 	Sessions    int64 `json:"sessions"`
 	Bodies      int64 `json:"bodies"`       // distinct bodies stored
 	RawBytes    int64 `json:"raw_bytes"`    // sum of every entry's size
 	UniqueBytes int64 `json:"unique_bytes"` // raw size of distinct bodies
-	StoredBytes int64 `json:"stored_bytes"` // compressed chunk bytes of distinct bodies
+	StoredBytes int64 `json:"stored_bytes"` // compressed size of distinct bodies
 	DiskBytes   int64 `json:"disk_bytes"`   // the database's files on disk
 	Tokens      int64 `json:"tokens"`
 	Pending     int64 `json:"pending_index"` // entries not yet indexed
@@ -235,6 +252,16 @@ func (st Stats) DedupSaved() int64 { return st.RawBytes - st.UniqueBytes }
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	sessions := map[string]struct{}{}
+	enc, _ := codecs()
+	var run, scratch []byte // inline bodies not yet counted
+	countRun := func() {
+		if len(run) > 0 {
+			// Pebble too keeps a block raw when zstd does not shrink it.
+			scratch = enc.EncodeAll(run, scratch[:0])
+			st.StoredBytes += int64(min(len(scratch), len(run)))
+			run = run[:0]
+		}
+	}
 	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
 		r, err := decodeRecord(trailingID(k), v)
 		if err != nil {
@@ -246,8 +273,16 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		if r.Session != "" {
 			sessions[r.Session] = struct{}{}
 		}
+		if r.hasInline {
+			st.Bodies++
+			st.UniqueBytes += int64(len(r.inline))
+			if run = append(run, r.inline...); len(run) >= BlockSize {
+				countRun()
+			}
+		}
 		return nil
 	})
+	countRun()
 	if err == nil {
 		err = s.scanPrefix(ctx, []byte{prefixTable}, func(k, v []byte) error {
 			t, err := decodeTable(v)

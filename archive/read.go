@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,7 +36,8 @@ func (s *Store) getRecord(id memex.ID) (record, error) {
 	return decodeRecord(id, v)
 }
 
-// decodeRecord decodes the metadata stored under entry id.
+// decodeRecord decodes the metadata stored under entry id. An inline body
+// is returned as a subslice of v.
 func decodeRecord(id memex.ID, v []byte) (record, error) {
 	if len(v) == 0 {
 		return record{}, fmt.Errorf("metadata: empty value: %w", memex.ErrCorrupt)
@@ -45,11 +47,19 @@ func decodeRecord(id memex.ID, v []byte) (record, error) {
 	switch v[0] {
 	case codecJSON:
 		js = v[1:]
-	case codecMeta:
+	case codecMeta, codecInline:
 		if len(v) < 1+sha256.Size {
 			return record{}, fmt.Errorf("metadata: %d bytes: %w", len(v), memex.ErrCorrupt)
 		}
 		sum, js = v[1:1+sha256.Size], v[1+sha256.Size:]
+		if v[0] == codecInline {
+			n, k := binary.Uvarint(js)
+			if k <= 0 || n > uint64(len(js)-k) {
+				return record{}, fmt.Errorf("metadata: record length: %w", memex.ErrCorrupt)
+			}
+			r.hasInline, r.inline = true, js[k+int(n):]
+			js = js[k : k+int(n)]
+		}
 	default:
 		return record{}, fmt.Errorf("metadata codec %d: %w", v[0], memex.ErrCorrupt)
 	}
@@ -180,18 +190,26 @@ func (s *Store) Lines(ctx context.Context, id memex.ID, from, to int64) (io.Read
 	if from > 1 && from > r.Lines {
 		return nil, fmt.Errorf("archive: read %s: line %d is past the end (%d lines): %w", id, from, r.Lines, memex.ErrInvalid)
 	}
-	tv, err := s.get(idKey(prefixTable, r.Body))
-	if err != nil {
-		if errors.Is(err, memex.ErrNotFound) {
-			err = fmt.Errorf("body %s missing: %w", r.Body, memex.ErrCorrupt)
+	var t chunkTable
+	if r.hasInline {
+		// An inline body reads as a table of one chunk (or none).
+		if len(r.inline) > 0 {
+			t.sizes = []uint32{uint32(len(r.inline))}
+			t.nls = []uint32{uint32(bytes.Count(r.inline, []byte{'\n'}))}
 		}
-		return nil, fmt.Errorf("archive: read %s: %w", id, err)
+	} else {
+		tv, err := s.get(idKey(prefixTable, r.Body))
+		if err != nil {
+			if errors.Is(err, memex.ErrNotFound) {
+				err = fmt.Errorf("body %s missing: %w", r.Body, memex.ErrCorrupt)
+			}
+			return nil, fmt.Errorf("archive: read %s: %w", id, err)
+		}
+		if t, err = decodeTable(tv); err != nil {
+			return nil, fmt.Errorf("archive: read %s: %w", id, err)
+		}
 	}
-	t, err := decodeTable(tv)
-	if err != nil {
-		return nil, fmt.Errorf("archive: read %s: %w", id, err)
-	}
-	br := &bodyReader{ctx: ctx, s: s, body: r.Body, t: t, id: id}
+	br := &bodyReader{ctx: ctx, s: s, body: r.Body, t: t, id: id, inline: r.inline}
 	if from == 1 && to <= 0 {
 		return br, nil
 	}
@@ -212,14 +230,16 @@ func (s *Store) Lines(ctx context.Context, id memex.ID, from, to int64) (io.Read
 
 // bodyReader yields a body's chunks in order, decompressing one at a time.
 type bodyReader struct {
-	ctx  context.Context
-	s    *Store
-	id   memex.ID
-	body memex.ID
-	t    chunkTable
-	next int
-	buf  []byte
-	off  int
+	ctx    context.Context
+	s      *Store
+	id     memex.ID
+	body   memex.ID
+	t      chunkTable
+	inline []byte // the body, when its record holds it (one chunk in t)
+	next   int
+	buf    []byte
+	pooled bool // buf is from chunkPool
+	off    int
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -230,8 +250,13 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		if err := b.ctx.Err(); err != nil {
 			return 0, err
 		}
+		if b.inline != nil {
+			b.buf, b.off = b.inline, 0
+			b.next++
+			continue
+		}
 		if b.buf == nil {
-			b.buf = getChunk()
+			b.buf, b.pooled = getChunk(), true
 		}
 		var err error
 		if b.buf, err = b.decodeNext(b.buf[:0]); err != nil {
@@ -251,6 +276,10 @@ func (b *bodyReader) decodeNext(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	i := b.next
+	if b.inline != nil {
+		b.next++
+		return append(dst, b.inline...), nil
+	}
 	v, closer, err := b.s.db.Get(chunkKey(b.body, uint32(i)))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return dst, fmt.Errorf("archive: read %s: chunk %d missing: %w", b.id, i, memex.ErrCorrupt)
@@ -282,10 +311,10 @@ func (b *bodyReader) decodeNext(dst []byte) ([]byte, error) {
 }
 
 func (b *bodyReader) Close() error {
-	if b.buf != nil && cap(b.buf) >= ChunkSize {
+	if b.pooled {
 		putChunk(b.buf[:ChunkSize])
 	}
-	b.buf = nil
+	b.buf, b.pooled = nil, false
 	return nil
 }
 

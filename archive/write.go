@@ -26,11 +26,27 @@ import (
 // own state.
 const FlushSize = 8 << 20
 
-// record is the metadata of an entry: the entry plus the body it
-// references.
+// InlineSize is the largest body stored raw inside its entry's metadata
+// instead of in chunks of its own (see the package doc). Such a body costs
+// one key instead of five, and Pebble compresses it together with its
+// neighbours. It is not deduplicated: a content-hash key and a reference
+// key would cost more than most bodies this small take compressed, and an
+// identical body added soon after lands in the same compressed block, where
+// it costs a few bytes anyway. On the corpus's tool outputs (median about
+// 300 bytes) raising the limit from 1 to 4 to 16 KiB took the store from
+// 1.08x to 0.96x to 0.89x of zstd -3; 4 KiB keeps 94% of those entries
+// inline and dedup for every body of a size worth it.
+const InlineSize = 4 << 10
+
+// record is the metadata of an entry: the entry plus where its body is.
 type record struct {
 	memex.Entry
+	// Body is the body's ID when the body is in chunks (the ID of the entry
+	// that first stored it).
 	Body memex.ID
+	// hasInline says the record holds the body itself: inline, raw.
+	hasInline bool
+	inline    []byte
 }
 
 // storedRecord is the JSON of a record. The entry's ID is the key's, so it
@@ -50,15 +66,27 @@ func encodeRecord(r record, sum []byte) ([]byte, error) {
 		return nil, fmt.Errorf("content hash of %d bytes", len(sum))
 	}
 	sr := storedRecord{Entry: r.Entry}
-	if r.Body != r.ID {
+	if r.Body != r.ID && !r.hasInline {
 		sr.Body = &r.Body
 	}
-	j, err := json.Marshal(sr)
-	if err != nil {
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	// Summaries quote the body; escaping its '<' and '>' would keep them
+	// from compressing against it.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sr); err != nil {
 		return nil, err
 	}
-	v := make([]byte, 0, 1+len(sum)+len(j))
-	v = append(append(append(v, codecMeta), sum...), j...)
+	j := bytes.TrimSuffix(js.Bytes(), []byte{'\n'})
+	if !r.hasInline {
+		v := make([]byte, 0, 1+len(sum)+len(j))
+		v = append(append(append(v, codecMeta), sum...), j...)
+		return v, nil
+	}
+	v := make([]byte, 0, 1+len(sum)+binary.MaxVarintLen64+len(j)+len(r.inline))
+	v = append(append(v, codecInline), sum...)
+	v = binary.AppendUvarint(v, uint64(len(j)))
+	v = append(append(v, j...), r.inline...)
 	return v, nil
 }
 
@@ -120,21 +148,26 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	defer s.mu.RUnlock()
 	b := w.batch
 	r := record{Entry: e, Body: e.ID}
-	if existing, err := s.get(hashKey(sum)); err == nil && len(existing) == 16 {
-		var other memex.ID
-		copy(other[:], existing)
-		if _, err := s.get(idKey(prefixTable, other)); err == nil {
-			r.Body = other
-			w.dropOwn()
+	if w.inline {
+		r.hasInline, r.inline = true, w.buf[:w.bytes]
+	} else {
+		if existing, err := s.get(hashKey(sum)); err == nil && len(existing) == 16 {
+			var other memex.ID
+			copy(other[:], existing)
+			if _, err := s.get(idKey(prefixTable, other)); err == nil {
+				r.Body = other
+				w.dropOwn()
+			}
+		} else if err != nil && !errors.Is(err, memex.ErrNotFound) {
+			w.abort()
+			return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
 		}
-	} else if err != nil && !errors.Is(err, memex.ErrNotFound) {
-		w.abort()
-		return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
-	}
-	if r.Body == e.ID {
-		w.putPending()
-		_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
-		_ = b.Set(hashKey(sum), e.ID[:], nil)
+		if r.Body == e.ID {
+			w.putPending()
+			_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
+			_ = b.Set(hashKey(sum), e.ID[:], nil)
+		}
+		_ = b.Set(refKey(r.Body, e.ID), nil, nil)
 	}
 	meta, err := encodeRecord(r, sum)
 	if err != nil {
@@ -142,7 +175,6 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 		return memex.Entry{}, fmt.Errorf("archive: add: encode metadata: %w", err)
 	}
 	_ = b.Set(idKey(prefixMeta, e.ID), meta, nil)
-	_ = b.Set(refKey(r.Body, e.ID), nil, nil)
 	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
 	if e.Session != "" {
 		_ = b.Set(nameIDKey(prefixSession, e.Session, e.ID), nil, nil)
@@ -213,6 +245,8 @@ type bodyWriter struct {
 	head     []byte
 	tail     []byte
 
+	inline bool // the body is small and whole in buf[:bytes]
+
 	sizes []uint32 // raw length of each chunk
 	nls   []uint32 // newlines in each chunk
 
@@ -239,12 +273,20 @@ func (w *bodyWriter) readFrom(ctx context.Context, r io.Reader) error {
 			return err
 		}
 		n, err := io.ReadFull(r, w.buf)
+		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		if last && len(w.sizes) == 0 && n <= InlineSize {
+			// The whole body is in buf and small: it goes into the
+			// metadata record as it is.
+			w.count(w.buf[:n])
+			w.inline = true
+			return nil
+		}
 		if n > 0 {
 			if err := w.chunk(w.buf[:n]); err != nil {
 				return err
 			}
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if last {
 			return nil
 		}
 		if err != nil {
@@ -253,7 +295,12 @@ func (w *bodyWriter) readFrom(ctx context.Context, r io.Reader) error {
 	}
 }
 
-func (w *bodyWriter) chunk(raw []byte) error {
+// count feeds raw to the hash and token counter, keeps what the summary
+// and the line count need, and returns the newlines in raw.
+func (w *bodyWriter) count(raw []byte) int {
+	if len(raw) == 0 {
+		return 0
+	}
 	w.side.add(raw)
 	nl := bytes.Count(raw, []byte{'\n'})
 	w.newlines += int64(nl)
@@ -270,6 +317,12 @@ func (w *bodyWriter) chunk(raw []byte) error {
 			w.tail = append(w.tail[:0], w.tail[over:]...)
 		}
 	}
+	return nl
+}
+
+// chunk counts raw and compresses it as the body's next chunk.
+func (w *bodyWriter) chunk(raw []byte) error {
+	nl := w.count(raw)
 	w.sizes = append(w.sizes, uint32(len(raw)))
 	w.nls = append(w.nls, uint32(nl))
 	w.enc = encodeChunk(w.enc, raw)

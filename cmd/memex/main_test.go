@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
 )
 
 // memexBin is the real binary, built once for the tests that need separate
@@ -170,8 +171,11 @@ func TestRunArchivesOutputAndPassesStatus(t *testing.T) {
 
 func TestVerifyAndStats(t *testing.T) {
 	home := t.TempDir()
-	run(t, home, []byte("same\n"), "add", "--session", "s1")
-	run(t, home, []byte("same\n"), "add", "--session", "s2")
+	// Bodies up to archive.InlineSize are each entry's own; larger ones are
+	// stored once.
+	same := bytes.Repeat([]byte("same\n"), archive.InlineSize/5+1)
+	run(t, home, same, "add", "--session", "s1")
+	run(t, home, same, "add", "--session", "s2")
 	v := run(t, home, nil, "verify")
 	if v.code != 0 || !strings.Contains(v.stderr, "verified 2 entries, 0 problems") {
 		t.Fatalf("verify: %+v", v)
@@ -181,7 +185,7 @@ func TestVerifyAndStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.stdout), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st["entries"] != 2 || st["sessions"] != 2 || st["bodies"] != 1 || st["dedup_saved_bytes"] != 5 {
+	if st["entries"] != 2 || st["sessions"] != 2 || st["bodies"] != 1 || st["dedup_saved_bytes"] != float64(len(same)) {
 		t.Fatalf("stats %v", st)
 	}
 }

@@ -224,7 +224,8 @@ func (c *lineCounter) lines() int64 {
 // A body of up to InlineSize bytes belongs to its entry alone, so each such
 // entry counts one body. StoredBytes counts chunks as stored, and inline
 // bodies as zstd compresses them in runs of BlockSize: that is what
-// Pebble's blocks do to them, give or take the metadata between them.
+// Pebble's blocks do to them, give or take the metadata between them
+// (estimated from a sample of the runs in a large store).
 type Stats struct {
 	Entries     int64 `json:"entries"`
 	Sessions    int64 `json:"sessions"`
@@ -235,6 +236,51 @@ type Stats struct {
 	DiskBytes   int64 `json:"disk_bytes"`   // the database's files on disk
 	Tokens      int64 `json:"tokens"`
 	Pending     int64 `json:"pending_index"` // entries not yet indexed
+}
+
+// inlineEstimate estimates what Pebble's blocks make of inline bodies: it
+// compresses them in runs of BlockSize, each run while there are few, then
+// one in inlineSample (so that stats of a large store costs a scan, not a
+// second compression of it), and scales the others by the sampled ratio.
+type inlineEstimate struct {
+	run, scratch  []byte
+	runs          int
+	sampledRaw    int64
+	sampledStored int64
+	otherRaw      int64
+}
+
+const inlineSample = 8
+
+func (e *inlineEstimate) add(body []byte) {
+	if e.run = append(e.run, body...); len(e.run) >= BlockSize {
+		e.flush()
+	}
+}
+
+func (e *inlineEstimate) flush() {
+	if len(e.run) == 0 {
+		return
+	}
+	if e.runs < 8*inlineSample || e.runs%inlineSample == 0 {
+		enc, _ := codecs()
+		e.scratch = enc.EncodeAll(e.run, e.scratch[:0])
+		e.sampledRaw += int64(len(e.run))
+		// Pebble too keeps a block raw when zstd does not shrink it.
+		e.sampledStored += int64(min(len(e.scratch), len(e.run)))
+	} else {
+		e.otherRaw += int64(len(e.run))
+	}
+	e.runs++
+	e.run = e.run[:0]
+}
+
+func (e *inlineEstimate) bytes() int64 {
+	e.flush()
+	if e.sampledRaw == 0 {
+		return 0
+	}
+	return e.sampledStored + int64(float64(e.otherRaw)*float64(e.sampledStored)/float64(e.sampledRaw))
 }
 
 // Ratio is raw bytes per stored byte.
@@ -252,16 +298,7 @@ func (st Stats) DedupSaved() int64 { return st.RawBytes - st.UniqueBytes }
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	sessions := map[string]struct{}{}
-	enc, _ := codecs()
-	var run, scratch []byte // inline bodies not yet counted
-	countRun := func() {
-		if len(run) > 0 {
-			// Pebble too keeps a block raw when zstd does not shrink it.
-			scratch = enc.EncodeAll(run, scratch[:0])
-			st.StoredBytes += int64(min(len(scratch), len(run)))
-			run = run[:0]
-		}
-	}
+	var inline inlineEstimate
 	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
 		r, err := decodeRecord(trailingID(k), v)
 		if err != nil {
@@ -276,13 +313,11 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		if r.hasInline {
 			st.Bodies++
 			st.UniqueBytes += int64(len(r.inline))
-			if run = append(run, r.inline...); len(run) >= BlockSize {
-				countRun()
-			}
+			inline.add(r.inline)
 		}
 		return nil
 	})
-	countRun()
+	st.StoredBytes += inline.bytes()
 	if err == nil {
 		err = s.scanPrefix(ctx, []byte{prefixTable}, func(k, v []byte) error {
 			t, err := decodeTable(v)

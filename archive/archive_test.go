@@ -418,9 +418,10 @@ func TestSmallBodiesLiveInTheirRecord(t *testing.T) {
 		}
 		return n
 	}
-	// Only the large body has chunks, a table and a hash key; its two
-	// entries reference it.
-	for p, want := range map[byte]int{prefixMeta: 5, prefixTable: 1, prefixHash: 1, prefixRef: 2, prefixChunk: 1} {
+	// Only the large body has chunks and a table; both bodies have a hash
+	// key; the second small entry references the first, and both large
+	// entries reference the large body.
+	for p, want := range map[byte]int{prefixMeta: 5, prefixTable: 1, prefixHash: 2, prefixRef: 3, prefixChunk: 1} {
 		if got := count(p); got != want {
 			t.Errorf("%d keys of prefix %q, want %d", got, p, want)
 		}
@@ -429,8 +430,8 @@ func TestSmallBodiesLiveInTheirRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Inline bodies are each their own; the large one is stored once.
-	if st.Bodies != 4 || st.DedupSaved() != int64(len(large)) || st.StoredBytes <= 0 || st.StoredBytes >= st.UniqueBytes {
+	// Each body is stored once (the empty one too).
+	if st.Bodies != 3 || st.DedupSaved() != int64(len(small)+len(large)) || st.StoredBytes <= 0 || st.StoredBytes >= st.UniqueBytes {
 		t.Fatalf("stats %+v (dedup saved %d)", st, st.DedupSaved())
 	}
 	rc, err := s.Lines(ctx, ids[0], 2, 3)
@@ -442,12 +443,61 @@ func TestSmallBodiesLiveInTheirRecord(t *testing.T) {
 	if want := bytes.Join(splitLines(small)[1:3], nil); !bytes.Equal(got, want) {
 		t.Fatalf("lines 2:3 of an inline body = %q, want %q", got, want)
 	}
-	for _, id := range ids {
+	// Deleting the entry whose record holds the small body keeps the body
+	// for the entry that references it.
+	if err := s.Delete(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, ids[1]); !bytes.Equal(got, small) {
+		t.Fatalf("small body after its first entry was deleted: %d bytes", len(got))
+	}
+	if n, err := s.Verify(ctx, func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || n != 4 {
+		t.Fatalf("verify: %d entries, %v", n, err)
+	}
+	// A third copy finds the moved body.
+	third := add(t, s, memex.Entry{Session: "s"}, small)
+	if r, _ := s.getRecord(third.ID); r.hasInline || r.Body != ids[0] {
+		t.Errorf("third copy: inline %v, body %s, want a reference to %s", r.hasInline, r.Body, ids[0])
+	}
+	for _, id := range append(ids[1:], third.ID) {
 		if err := s.Delete(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.scanRange(ctx, []byte{0x01}, nil, func(k, _ []byte) error {
+	noKeysLeft(t, s)
+}
+
+// TestDeleteInlineReferenceFirst deletes the entry referencing a small body
+// before the one whose record holds it.
+func TestDeleteInlineReferenceFirst(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	body := bigText(200, 10)
+	a := add(t, s, memex.Entry{}, body)
+	b := add(t, s, memex.Entry{}, body)
+	if err := s.Delete(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, a.ID); !bytes.Equal(got, body) {
+		t.Fatal("body lost when its reference was deleted")
+	}
+	// The hash key survives: a new copy still finds the body.
+	c := add(t, s, memex.Entry{}, body)
+	if r, _ := s.getRecord(c.ID); r.Body != a.ID {
+		t.Errorf("new copy references %s, want %s", r.Body, a.ID)
+	}
+	for _, id := range []memex.ID{a.ID, c.ID} {
+		if err := s.Delete(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noKeysLeft(t, s)
+}
+
+// noKeysLeft fails when any key but the schema version remains.
+func noKeysLeft(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.scanRange(context.Background(), []byte{0x01}, nil, func(k, _ []byte) error {
 		t.Errorf("key %q left after deleting every entry", k)
 		return nil
 	}); err != nil {

@@ -31,19 +31,24 @@
 // field that old readers must not ignore requires a new schema version.
 //
 // A body of at most InlineSize bytes is stored raw at the end of its
-// entry's metadata: no chunk, table, hash or reference key. Pebble
-// compresses each block of BlockSize bytes with zstd, so neighbouring small
-// bodies, and each summary with the body it quotes, compress together,
-// which beats compressing a few hundred bytes on their own. Such a body
-// belongs to its entry alone: deduplicating it would cost a hash key and a
-// reference key, more than most of these bodies take compressed.
+// entry's metadata: no chunk, table or reference key. Pebble compresses
+// each block of BlockSize bytes with zstd, so neighbouring small bodies, and
+// each summary with the body it quotes, compress together, which beats
+// compressing a few hundred bytes on their own.
+//
+// Identical bodies are stored once, whatever their size. Every non-empty
+// body has an 'h' key naming the entry that first stored it; a later entry
+// with the same content records that entry's ID as its body and gets an 'r'
+// key, whether the body is in chunks or inline in the first entry's record.
+// Deleting the first entry of an inline body that others still reference
+// moves the body to a chunk and table under that entry's ID, where their
+// references and the hash key already point.
 //
 // A larger body is identified by the ID of the entry that first stored it,
-// found again through its 'h' key: identical large bodies are stored once,
-// and each entry holding one has an 'r' key. It is cut into chunks of
-// ChunkSize raw bytes, each compressed with zstd on its own (codecZstd, 1;
-// codecRaw, 0, when zstd does not shrink it), so reading a line range
-// decompresses only the chunks that hold it. The chunk table records each
+// and each entry holding it, the first included, has an 'r' key. It is cut
+// into chunks of ChunkSize raw bytes, each compressed with zstd on its own
+// (codecZstd, 1; codecRaw, 0, when zstd does not shrink it), so reading a
+// line range decompresses only the chunks that hold it. The chunk table records each
 // chunk's raw length and newline count, from which a line number maps to a
 // chunk.
 //

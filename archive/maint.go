@@ -37,10 +37,12 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 	for _, a := range r.Aliases {
 		_ = b.Delete(nameIDKey(prefixAlias, a, id), nil)
 	}
-	if !r.hasInline {
-		if err := s.dropBodyRef(ctx, b, r); err != nil {
-			return fmt.Errorf("archive: delete %s: %w", id, err)
-		}
+	drop := s.dropBodyRef
+	if r.hasInline {
+		drop = s.dropInline
+	}
+	if err := drop(ctx, b, r); err != nil {
+		return fmt.Errorf("archive: delete %s: %w", id, err)
 	}
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("archive: delete %s: %w", id, err)
@@ -65,6 +67,13 @@ func (s *Store) dropBodyRef(ctx context.Context, b *pebble.Batch, r record) erro
 	if err != nil && !errors.Is(err, errStop) {
 		return err
 	}
+	if !others && r.Body != id {
+		// A body inline in its first entry's record lives as long as
+		// that entry does.
+		if owner, err := s.getRecord(r.Body); err == nil && owner.hasInline {
+			return nil
+		}
+	}
 	if !others {
 		lo := idKey(prefixChunk, r.Body)
 		_ = b.DeleteRange(lo, prefixEnd(lo), nil)
@@ -73,6 +82,33 @@ func (s *Store) dropBodyRef(ctx context.Context, b *pebble.Batch, r record) erro
 			if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, r.Body[:]) {
 				_ = b.Delete(hashKey(sum), nil)
 			}
+		}
+	}
+	return nil
+}
+
+// dropInline adds to b what deleting entry r, whose body is inline in its
+// record, does to that body: while other entries reference it, the body
+// moves to a chunk of its own under r's ID (where their references and the
+// hash key already point); otherwise its hash key goes.
+func (s *Store) dropInline(ctx context.Context, b *pebble.Batch, r record) error {
+	others := false
+	err := s.scanPrefix(ctx, idKey(prefixRef, r.ID), func(_, _ []byte) error {
+		others = true
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if others {
+		nl := uint32(bytes.Count(r.inline, []byte{'\n'}))
+		_ = b.Set(chunkKey(r.ID, 0), encodeChunk(nil, r.inline), nil)
+		_ = b.Set(idKey(prefixTable, r.ID), encodeTable([]uint32{uint32(len(r.inline))}, []uint32{nl}), nil)
+		return nil
+	}
+	if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil {
+		if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, r.ID[:]) {
+			_ = b.Delete(hashKey(sum), nil)
 		}
 	}
 	return nil

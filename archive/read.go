@@ -191,23 +191,32 @@ func (s *Store) Lines(ctx context.Context, id memex.ID, from, to int64) (io.Read
 		return nil, fmt.Errorf("archive: read %s: line %d is past the end (%d lines): %w", id, from, r.Lines, memex.ErrInvalid)
 	}
 	var t chunkTable
-	if r.hasInline {
-		// An inline body reads as a table of one chunk (or none).
-		if len(r.inline) > 0 {
-			t.sizes = []uint32{uint32(len(r.inline))}
-			t.nls = []uint32{uint32(bytes.Count(r.inline, []byte{'\n'}))}
-		}
-	} else {
+	if !r.hasInline {
 		tv, err := s.get(idKey(prefixTable, r.Body))
-		if err != nil {
+		switch {
+		case err == nil:
+			if t, err = decodeTable(tv); err != nil {
+				return nil, fmt.Errorf("archive: read %s: %w", id, err)
+			}
+		case errors.Is(err, memex.ErrNotFound) && r.Body != id:
+			// The body is inline in the record of the entry that first
+			// stored it.
+			if owner, oerr := s.getRecord(r.Body); oerr == nil && owner.hasInline {
+				r.hasInline, r.inline = true, owner.inline
+				break
+			}
+			fallthrough
+		default:
 			if errors.Is(err, memex.ErrNotFound) {
 				err = fmt.Errorf("body %s missing: %w", r.Body, memex.ErrCorrupt)
 			}
 			return nil, fmt.Errorf("archive: read %s: %w", id, err)
 		}
-		if t, err = decodeTable(tv); err != nil {
-			return nil, fmt.Errorf("archive: read %s: %w", id, err)
-		}
+	}
+	if r.hasInline && len(r.inline) > 0 {
+		// An inline body reads as a table of one chunk (or none).
+		t.sizes = []uint32{uint32(len(r.inline))}
+		t.nls = []uint32{uint32(bytes.Count(r.inline, []byte{'\n'}))}
 	}
 	br := &bodyReader{ctx: ctx, s: s, body: r.Body, t: t, id: id, inline: r.inline}
 	if from == 1 && to <= 0 {

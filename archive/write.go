@@ -28,15 +28,48 @@ const FlushSize = 8 << 20
 
 // InlineSize is the largest body stored raw inside its entry's metadata
 // instead of in chunks of its own (see the package doc). Such a body costs
-// one key instead of five, and Pebble compresses it together with its
-// neighbours. It is not deduplicated: a content-hash key and a reference
-// key would cost more than most bodies this small take compressed, and an
-// identical body added soon after lands in the same compressed block, where
-// it costs a few bytes anyway. On the corpus's tool outputs (median about
-// 300 bytes) raising the limit from 1 to 4 to 16 KiB took the store from
-// 1.08x to 0.96x to 0.89x of zstd -3; 4 KiB keeps 94% of those entries
-// inline and dedup for every body of a size worth it.
+// two keys (its record and its content hash) instead of five, and Pebble
+// compresses it together with its neighbours. On the corpus's tool outputs
+// (median about 300 bytes) raising the limit from 1 to 4 to 16 KiB took the
+// store from 1.08x to 0.96x to 0.89x of zstd -3 (before inline bodies were
+// deduplicated); 4 KiB keeps 94% of those entries inline.
 const InlineSize = 4 << 10
+
+// storedBody returns the entry whose stored body has the sha256 sum and
+// size bytes, when there is one: a body in chunks (its table) or one inline
+// in its entry's record. An empty body is stored nowhere, so never found.
+func (s *Store) storedBody(sum []byte, size int64) (memex.ID, bool, error) {
+	var other memex.ID
+	if size == 0 {
+		return other, false, nil
+	}
+	v, err := s.get(hashKey(sum))
+	if errors.Is(err, memex.ErrNotFound) || err == nil && len(v) != len(other) {
+		return other, false, nil
+	}
+	if err != nil {
+		return other, false, err
+	}
+	copy(other[:], v)
+	if size <= InlineSize {
+		// Most likely inline in the other entry's record: its codec tag
+		// and hash say so without decoding it.
+		m, err := s.get(idKey(prefixMeta, other))
+		if err != nil && !errors.Is(err, memex.ErrNotFound) {
+			return other, false, err
+		}
+		if len(m) > 1+sha256.Size && m[0] == codecInline && bytes.Equal(m[1:1+sha256.Size], sum) {
+			return other, true, nil
+		}
+	}
+	// In chunks (a body moved out of a deleted entry's record too).
+	if _, err := s.get(idKey(prefixTable, other)); err == nil {
+		return other, true, nil
+	} else if !errors.Is(err, memex.ErrNotFound) {
+		return other, false, err
+	}
+	return other, false, nil
+}
 
 // record is the metadata of an entry: the entry plus where its body is.
 type record struct {
@@ -148,25 +181,26 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	defer s.mu.RUnlock()
 	b := w.batch
 	r := record{Entry: e, Body: e.ID}
-	if w.inline {
+	other, found, err := s.storedBody(sum, w.bytes)
+	if err != nil {
+		w.abort()
+		return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
+	}
+	switch {
+	case found:
+		// Stored already: reference it.
+		r.Body = other
+		w.dropOwn()
+		_ = b.Set(refKey(r.Body, e.ID), nil, nil)
+	case w.inline:
 		r.hasInline, r.inline = true, w.buf[:w.bytes]
-	} else {
-		if existing, err := s.get(hashKey(sum)); err == nil && len(existing) == 16 {
-			var other memex.ID
-			copy(other[:], existing)
-			if _, err := s.get(idKey(prefixTable, other)); err == nil {
-				r.Body = other
-				w.dropOwn()
-			}
-		} else if err != nil && !errors.Is(err, memex.ErrNotFound) {
-			w.abort()
-			return memex.Entry{}, fmt.Errorf("archive: add: dedup look-up: %w", err)
-		}
-		if r.Body == e.ID {
-			w.putPending()
-			_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
+		if w.bytes > 0 {
 			_ = b.Set(hashKey(sum), e.ID[:], nil)
 		}
+	default:
+		w.putPending()
+		_ = b.Set(idKey(prefixTable, e.ID), w.table(), nil)
+		_ = b.Set(hashKey(sum), e.ID[:], nil)
 		_ = b.Set(refKey(r.Body, e.ID), nil, nil)
 	}
 	meta, err := encodeRecord(r, sum)
@@ -405,13 +439,17 @@ func (w *bodyWriter) lines() int64 {
 
 // table encodes the chunk table: codec, count, then per chunk raw length
 // and newline count.
-func (w *bodyWriter) table() []byte {
-	t := make([]byte, 0, 1+binary.MaxVarintLen64*(1+2*len(w.sizes)))
+func (w *bodyWriter) table() []byte { return encodeTable(w.sizes, w.nls) }
+
+// encodeTable returns the stored chunk table of chunks of the given raw
+// sizes and newline counts.
+func encodeTable(sizes, nls []uint32) []byte {
+	t := make([]byte, 0, 1+binary.MaxVarintLen64*(1+2*len(sizes)))
 	t = append(t, codecRaw)
-	t = binary.AppendUvarint(t, uint64(len(w.sizes)))
-	for i := range w.sizes {
-		t = binary.AppendUvarint(t, uint64(w.sizes[i]))
-		t = binary.AppendUvarint(t, uint64(w.nls[i]))
+	t = binary.AppendUvarint(t, uint64(len(sizes)))
+	for i := range sizes {
+		t = binary.AppendUvarint(t, uint64(sizes[i]))
+		t = binary.AppendUvarint(t, uint64(nls[i]))
 	}
 	return t
 }

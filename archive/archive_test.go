@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"math/rand"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -832,4 +833,33 @@ func TestVersion1StoreIsReadAndUpgraded(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzRecordDecode checks the metadata decoder (goccy/go-json, for speed)
+// against encoding/json on records made from arbitrary field values.
+func FuzzRecordDecode(f *testing.F) {
+	f.Add("proj", "sess", "go test ./...", "bash: go test · exit 1", "alias", int64(12), 1)
+	f.Add("\xff\xfe", "\u2028\"\\", "<a>&amp;</a>", "\x00\x01", "", int64(-1), -1)
+	f.Fuzz(func(t *testing.T, project, session, input, summary, alias string, n int64, exit int) {
+		e := memex.Entry{ID: memex.NewID(time.Unix(1, 0)), Project: project, Session: session, Input: input,
+			Summary: summary, AgentSummary: alias, Bytes: n, Tokens: n, Lines: n, Created: time.Unix(n%1e9, 0).UTC(),
+			Aliases: []string{alias, project}, Exit: memex.IntPtr(exit), Kind: memex.KindTool, Tool: input}
+		sum := make([]byte, sha256.Size)
+		v, err := encodeRecord(record{Entry: e, Body: e.ID}, sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeRecord(e.ID, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want storedRecord
+		if err := json.Unmarshal(v[1+sha256.Size:], &want); err != nil {
+			t.Fatal(err)
+		}
+		want.Entry.ID, want.Entry.Hash = e.ID, got.Hash
+		if !reflect.DeepEqual(got.Entry, want.Entry) {
+			t.Fatalf("decoded %+v, encoding/json says %+v", got.Entry, want.Entry)
+		}
+	})
 }

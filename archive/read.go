@@ -6,9 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"io"
 	"sort"
 	"strings"
@@ -64,7 +64,7 @@ func decodeRecord(id memex.ID, v []byte) (record, error) {
 		return record{}, fmt.Errorf("metadata codec %d: %w", v[0], memex.ErrCorrupt)
 	}
 	var sr storedRecord
-	if err := json.Unmarshal(js, &sr); err != nil {
+	if err := gojson.Unmarshal(js, &sr); err != nil {
 		return record{}, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
 	}
 	r.Entry = sr.Entry

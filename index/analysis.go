@@ -3,21 +3,13 @@ package index
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
-)
-
-// Names of the analysis components registered with bleve. They are stored
-// in the index's mapping, so renaming one is a schema change.
-const (
-	codeTokenizerName = "memex_code"
-	codeAnalyzerName  = "memex_code" // identifiers and paths, no stemming (input)
-	textAnalyzerName  = "memex_text" // memex_code plus English stemming (summary, content)
-	keywordAnalyzer   = "keyword"    // bleve's: the whole value as one term
-	stemmerName       = "stemmer_porter"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Bounds of the code tokenizer. A run of word characters longer than
@@ -29,48 +21,23 @@ const (
 	maxTermBytes = 128
 )
 
-func init() {
-	if err := registry.RegisterTokenizer(codeTokenizerName,
-		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-			return codeTokenizer{}, nil
-		}); err != nil {
-		panic(err)
-	}
-}
-
-// codeTokenizer splits text the way people search code and tool output.
-// A word is a run of letters, digits and the joiners _ . / - : \ ; for each
-// word it emits the whole word (trimmed of edge punctuation, lower-cased),
-// then its parts: pieces between joiners, with camelCase and PascalCase
-// split (parseConfigFile → parse, config, file; HTTPServer → http,
-// server), then for paths the base name and the word without a trailing
-// :line[:col]. So `parse config`, `parseConfigFile`, `middleware.go` and
-// `auth/middleware.go` all find `src/auth/middleware.go:42`.
+// scan splits text the way people search code and tool output. A word is
+// a run of letters, digits and the joiners _ . / - : \ ; for each word scan
+// emits the whole word (trimmed of edge punctuation, lower-cased), then its
+// parts: pieces between joiners, with camelCase and PascalCase split
+// (parseConfigFile → parse, config, file; HTTPServer → http, server), then
+// for paths the base name and the word without a trailing :line[:col]. So
+// `parse config`, `parseConfigFile`, `middleware.go` and
+// `auth/middleware.go` all find `src/auth/middleware.go:42`. Each term is
+// emitted once per word; letters says it is all letters (a term the
+// stemmer may change). No term is ever dropped as a stop word (short code
+// tokens such as "if", "go", "on" matter here).
 //
-// Tokens with anything but letters are marked KeyWord so the stemmer leaves
-// them alone; no token is ever dropped as a stop word (short code tokens
-// such as "if", "go", "on" matter here).
-type codeTokenizer struct{}
-
-func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	// Tokens come from one slab: most runs are plain lower-case words,
-	// emitted as slices of input without copying (nothing downstream
-	// writes to a term in place: the stemmer builds a new one).
-	guess := len(input)/6 + 1
-	out := make(analysis.TokenStream, 0, guess)
-	slab := make([]analysis.Token, 0, guess)
-	pos := 0
-	emit := func(term []byte, start, end int, keyword bool) {
-		if len(term) == 0 || len(term) > maxTermBytes {
-			return
-		}
-		pos++
-		slab = append(slab, analysis.Token{
-			Term: term, Start: start, End: end, Position: pos,
-			Type: analysis.AlphaNumeric, KeyWord: keyword,
-		})
-		out = append(out, &slab[len(slab)-1])
-	}
+// Terms are slices of input where the word is plain lower-case, else of a
+// lower-cased copy; emit must not keep them past the life of input nor
+// write to them.
+func scan(input []byte, emit func(term []byte, letters bool)) {
+	var seen [][]byte // terms of the current word, for emitting each once
 	i := 0
 	for i < len(input) {
 		c := input[i]
@@ -113,28 +80,136 @@ func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
 			continue
 		}
 		if simple {
-			emit(input[start:i:i], start, i, !letters)
+			if i-start <= maxTermBytes {
+				emit(input[start:i:i], letters)
+			}
 			continue
 		}
 		if ascii {
-			n0 := len(out)
+			seen = seen[:0]
 			asciiTerms(input[start:i], func(term []byte) {
-				for _, t := range out[n0:] {
-					if bytes.Equal(t.Term, term) {
+				for _, t := range seen {
+					if bytes.Equal(t, term) {
 						return
 					}
 				}
-				emit(term, start, i, !isASCIILetters(term))
+				seen = append(seen, term)
+				if len(term) <= maxTermBytes {
+					emit(term, isASCIILetters(term))
+				}
 			})
 			continue
 		}
 		w := wordOf(string(input[start:i]))
 		for _, t := range w.terms() {
-			emit([]byte(t), start, i, !isAllLetters(t))
+			if len(t) <= maxTermBytes {
+				emit([]byte(t), isAllLetters(t))
+			}
 		}
 	}
+}
+
+// codeTokenizer is scan as a bleve tokenizer, for tests and benchmarks
+// that look at the token stream (the index itself counts terms with
+// termFreqs).
+type codeTokenizer struct{}
+
+func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	scan(input, func(term []byte, letters bool) {
+		out = append(out, &analysis.Token{Term: term, Position: len(out) + 1,
+			Type: analysis.AlphaNumeric, KeyWord: !letters})
+	})
 	return out
 }
+
+// termFreqs analyses one text field: its terms (stemmed when stem is set,
+// as the query side stems them, see analyzeTerm) with their frequencies,
+// and the number of terms, which BM25 takes as the field's length. Terms
+// are counted as they are scanned and stemmed once per distinct term, not
+// once per occurrence.
+func termFreqs(text []byte, stem bool) (index.TokenFrequencies, int) {
+	guess := len(text)/16 + 1
+	freqs := make(index.TokenFrequencies, guess)
+	slab := make([]index.TokenFreq, 0, guess)
+	var stemmable []string // distinct all-letter terms, in order
+	n := 0
+	scan(text, func(term []byte, letters bool) {
+		n++
+		if tf, ok := freqs[string(term)]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			return
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]index.TokenFreq, 0, cap(slab)*2)
+		}
+		slab = append(slab, index.TokenFreq{Term: term})
+		tf := &slab[len(slab)-1]
+		tf.SetFrequency(1)
+		key := string(term)
+		freqs[key] = tf
+		if stem && letters {
+			stemmable = append(stemmable, key)
+		}
+	})
+	// Take every term that stems to another out first, then put each back
+	// under its stem: a stem may itself be a term of the text that stems
+	// further (Porter is not idempotent), and must not be stemmed twice.
+	type move struct {
+		to string
+		tf *index.TokenFreq
+	}
+	var moves []move
+	for _, t := range stemmable {
+		if s := stemmed(t); s != t {
+			moves = append(moves, move{s, freqs[t]})
+			delete(freqs, t)
+		}
+	}
+	for _, m := range moves {
+		if to, ok := freqs[m.to]; ok {
+			to.SetFrequency(to.Frequency() + m.tf.Frequency())
+			continue
+		}
+		m.tf.Term = []byte(m.to)
+		freqs[m.to] = m.tf
+	}
+	return freqs, n
+}
+
+// The stems of recent terms: stemming is a large share of analysis, and
+// the words of tool output repeat. At most maxStems are kept; past that,
+// new words are stemmed each time.
+var (
+	stemsMu sync.RWMutex
+	stems   = map[string]string{}
+)
+
+const maxStems = 1 << 17
+
+// stemmed is the Porter stem of an all-letter, lower-case term.
+func stemmed(term string) string {
+	stemsMu.RLock()
+	s, ok := stems[term]
+	stemsMu.RUnlock()
+	if ok {
+		return s
+	}
+	ts := stemFilter.Filter(analysis.TokenStream{{Term: []byte(term)}})
+	s = string(ts[0].Term)
+	if s == term {
+		s = term // one string for both
+	}
+	stemsMu.Lock()
+	if len(stems) < maxStems {
+		stems[term] = s
+	}
+	stemsMu.Unlock()
+	return s
+}
+
+// stemFilter is bleve's Porter stemmer (English).
+var stemFilter = porter.NewPorterStemmer()
 
 // asciiTerms is wordOf(run).terms() for an ASCII run, without a string per
 // term: every term is a slice of one lower-cased copy of the run (parts,
@@ -336,13 +411,12 @@ func isAllLetters(s string) bool {
 	return true
 }
 
-// analyzeTerm returns the single term an analyzer makes of one already
-// split piece (lower-cased, stemmed when the analyzer stems and the piece
-// is all letters).
+// analyzeTerm returns the single term the index makes of one already
+// split piece (lower-cased, stemmed when the field stems and the piece is
+// all letters).
 func analyzeTerm(stem bool, piece string) string {
 	if !stem || !isAllLetters(piece) {
 		return piece
 	}
-	ts := stemFilter.Filter(analysis.TokenStream{{Term: []byte(piece)}})
-	return string(bytes.Clone(ts[0].Term))
+	return stemmed(piece)
 }

@@ -2,26 +2,29 @@
 //
 // The index is derived data: the archive is the source of truth, and the
 // index can be dropped and rebuilt from it (`memex reindex`,
-// internal/catchup). It holds what search needs and little else:
+// internal/catchup). It holds what search needs and nothing else:
 //
-//   - summary and content: text under the memex_text analyzer (the code
-//     tokenizer plus Porter stemming); content is a bounded excerpt of the
-//     body (see Excerpt: the first 128 KiB, the error-looking lines of the
-//     middle, the last 16 KiB);
-//   - input (the command or tool arguments): text under memex_code (the
-//     code tokenizer, no stemming);
-//   - tool, kind, agent, project, session, id, and path (every file path
-//     mentioned, with its suffixes): exact keywords;
-//   - created (the ID's millisecond) and exit: numbers;
-//   - meta: the one stored field, the few hundred bytes a hit shows
-//     (summary, tokens, session, project, agent, created, aliases), used
-//     when Options.Entry does not supply them fresh from the archive.
+//   - summary and content: text, split by the code tokenizer and stemmed
+//     (Porter); content is a bounded excerpt of the body (see Excerpt: the
+//     first 128 KiB, the error-looking lines of the middle, the last 16
+//     KiB);
+//   - input (the command or tool arguments): text, split by the code
+//     tokenizer, not stemmed;
+//   - key: exact terms "name:value" for the filters: tool, kind, agent,
+//     project, session, exit, path (every file path mentioned, with its
+//     suffixes), and t4 to t8, the first 4 to 8 characters of the ID
+//     (spans of time from 12 days down to one second, for before/after).
 //
-// No field keeps term vectors (positions) or doc values, and nothing goes
-// to bleve's composite _all field. Quoted phrases are checked against the
-// archived content (Options.Content), which also yields the hits'
-// snippets: positions would double the index, and the archive holds the
-// exact text anyway. Scoring is BM25.
+// Nothing is stored but the ID that bleve keeps: hits take their metadata
+// from the archive (Options.Entry). No field keeps term vectors
+// (positions) or doc values, and there is no composite _all field. Quoted
+// phrases are checked against the archived content (Options.Content),
+// which also yields the hits' snippets: positions would double the index,
+// and the archive holds the exact text anyway. Scoring is BM25.
+//
+// Documents do not go through a bleve mapping: document builds them, and
+// their fields analyse themselves (termFreqs counts terms as the tokenizer
+// finds them and stems each distinct term once).
 //
 // The code tokenizer keeps each word whole and adds its parts:
 // parseConfigFile → parseconfigfile, parse, config, file;

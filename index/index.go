@@ -2,19 +2,18 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -22,31 +21,41 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// SchemaVersion names the mapping, analysis and document layout. An index
+// SchemaVersion names the fields, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "4"
+const SchemaVersion = "5"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
 
-// Field names of an indexed entry (also the field:value names of the query
-// syntax, see Query).
+// The indexed fields of an entry (see doc.go). The text fields' names are
+// also those of the query syntax (summary:W input:W content:W).
 const (
 	fSummary = "summary" // display summary plus derived summary, stemmed text
 	fContent = "content" // bounded excerpt of the body (see Excerpt), stemmed text
 	fInput   = "input"   // command or tool arguments, code text
-	fTool    = "tool"    // keyword
-	fKind    = "kind"    // keyword
-	fAgent   = "agent"   // keyword
-	fProject = "project" // keyword
-	fSession = "session" // keyword
-	fPath    = "path"    // keyword: every file path mentioned, and its suffixes
-	fID      = "id"      // keyword: the ID's 26 characters (ordered like IDs)
-	fCreated = "created" // number: the ID's millisecond timestamp
-	fExit    = "exit"    // number: exit status when known
-	fMeta    = "meta"    // stored only: what a hit shows when Options.Entry is nil
+	fKey     = "key"     // exact terms "name:value", for filters (see keyTerms)
 )
+
+// Names of the exact values in fKey, which are also the filter names of
+// the query syntax (tool:T, path:P, exit:N, ...).
+const (
+	fTool    = "tool"
+	fKind    = "kind"
+	fAgent   = "agent"
+	fProject = "project"
+	fSession = "session"
+	fPath    = "path" // every file path mentioned, and its suffixes
+	fExit    = "exit" // exit status when known
+)
+
+// timeLevels are the lengths of the ID prefixes kept in fKey as "tN:"
+// terms, for before/after (see idBound). The first ten characters of an
+// ID are its millisecond in base 32, so a prefix of 4 characters names a
+// span of about 12 days, 5 about 9 hours, 6 about 17 minutes, 7 about 33
+// seconds and 8 about one second.
+var timeLevels = [...]int{4, 5, 6, 7, 8}
 
 // Options configure Open. The zero value (or nil) is an on-disk index with
 // the defaults below.
@@ -63,10 +72,10 @@ type Options struct {
 	Content func(ctx context.Context, id memex.ID) (io.ReadCloser, error)
 
 	// Entry returns an entry's metadata, for the hits' summary, tokens,
-	// session and the rest, fresh from the archive (aliases added since
-	// indexing included). An error wrapping memex.ErrNotFound drops the
-	// hit and removes it from the index, as for Content. Nil: hits show
-	// the copy stored in the index at indexing time.
+	// session and the rest, from the archive (the index stores none of
+	// it). An error wrapping memex.ErrNotFound drops the hit and removes it
+	// from the index, as for Content. Nil: hits carry their ID, its time,
+	// score and snippet only.
 	Entry func(ctx context.Context, id memex.ID) (memex.Entry, error)
 
 	// Timeout bounds one Search, snippets included; past it the result is
@@ -135,11 +144,7 @@ func (ix *Index) open() (bleve.Index, error) {
 }
 
 func create(dir string) (bleve.Index, error) {
-	m, err := newMapping()
-	if err != nil {
-		return nil, fmt.Errorf("index: mapping: %w", err)
-	}
-	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, nil)
+	bi, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", dir, err)
 	}
@@ -166,81 +171,24 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(names) == 0, err
 }
 
-// newMapping is the schema: what each field indexes. Nothing is stored but
-// one small field, the few hundred bytes a hit shows (so that a hit needs
-// no archive read), no field keeps term vectors (quoted phrases are
-// checked against archived content instead), nothing goes into bleve's
-// composite _all field, and nothing keeps doc values (memex sorts by
-// score or by ID only).
-func newMapping() (*mapping.IndexMappingImpl, error) {
+// newMapping is what bleve records of the schema: BM25 scoring and no
+// mapped fields. Documents are built by document, which analyses their
+// fields itself (bleve's mapping would walk a map by reflection and run a
+// token stream through a filter chain per field); nothing is stored but
+// the ID bleve keeps, no field keeps term vectors or doc values, and
+// there is no composite _all field.
+func newMapping() *mapping.IndexMappingImpl {
 	im := bleve.NewIndexMapping()
-	if err := im.AddCustomAnalyzer(codeAnalyzerName, map[string]interface{}{
-		"type":      custom.Name,
-		"tokenizer": codeTokenizerName,
-	}); err != nil {
-		return nil, err
-	}
-	if err := im.AddCustomAnalyzer(textAnalyzerName, map[string]interface{}{
-		"type":          custom.Name,
-		"tokenizer":     codeTokenizerName,
-		"token_filters": []string{porter.Name},
-	}); err != nil {
-		return nil, err
-	}
 	im.ScoringModel = bindex.BM25Scoring
 	im.DefaultAnalyzer = keyword.Name
 	im.StoreDynamic = false
 	im.IndexDynamic = false
 	im.DocValuesDynamic = false
-
-	text := func(analyzer string) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Analyzer = analyzer
-		f.Store = false
-		f.IncludeTermVectors = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
-	}
-	kw := func() *mapping.FieldMapping {
-		f := text(keyword.Name)
-		f.SkipFreqNorm = true
-		return f
-	}
-	num := func() *mapping.FieldMapping {
-		f := bleve.NewNumericFieldMapping()
-		f.Store = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
-	}
-	meta := bleve.NewTextFieldMapping()
-	meta.Index = false
-	meta.Store = true
-	meta.IncludeTermVectors = false
-	meta.IncludeInAll = false
-	meta.DocValues = false
-
 	dm := bleve.NewDocumentStaticMapping()
-	// Without this, bleve still builds the composite _all field of every
-	// document (empty, as no field is included), at a tenth of the
-	// indexing time.
 	dm.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
-	dm.AddFieldMappingsAt(fSummary, text(textAnalyzerName))
-	dm.AddFieldMappingsAt(fContent, text(textAnalyzerName))
-	dm.AddFieldMappingsAt(fInput, text(codeAnalyzerName))
-	for _, f := range []string{fTool, fKind, fAgent, fProject, fSession, fPath, fID} {
-		dm.AddFieldMappingsAt(f, kw())
-	}
-	dm.AddFieldMappingsAt(fCreated, num())
-	dm.AddFieldMappingsAt(fExit, num())
-	dm.AddFieldMappingsAt(fMeta, meta)
 	im.DefaultMapping = dm
-	return im, im.Validate()
+	return im
 }
-
-// stemFilter is the stemmer of textAnalyzerName, applied to query terms.
-var stemFilter = porter.NewPorterStemmer()
 
 // Doc is one entry to index: its metadata and its content (or an excerpt
 // of it, see Excerpt; Add indexes at most ContentLimit bytes of it).
@@ -249,35 +197,13 @@ type Doc struct {
 	Content []byte
 }
 
-// meta is the stored part of a document: what a hit shows. Short JSON
-// names: it is the one stored cost per entry.
-type meta struct {
-	Summary string     `json:"s,omitempty"`
-	Tokens  int64      `json:"t,omitempty"`
-	Session string     `json:"se,omitempty"`
-	Project string     `json:"p,omitempty"`
-	Agent   string     `json:"a,omitempty"`
-	Kind    memex.Kind `json:"k,omitempty"`
-	Tool    string     `json:"to,omitempty"`
-	Created time.Time  `json:"c"`
-	Aliases []string   `json:"al,omitempty"`
-	Exit    *int       `json:"x,omitempty"`
-	Input   string     `json:"i,omitempty"` // first line, bounded, for snippets
-}
-
-// maxMetaInput bounds the stored copy of the input.
-const maxMetaInput = 200
-
-func (m meta) entry(id memex.ID) memex.Entry {
-	return memex.Entry{ID: id, Summary: m.Summary, Tokens: m.Tokens, Session: m.Session, Project: m.Project,
-		Agent: m.Agent, Kind: m.Kind, Tool: m.Tool, Created: m.Created, Aliases: m.Aliases, Exit: m.Exit, Input: m.Input}
-}
-
-// document maps d to the fields of the schema.
-func document(d Doc) (string, map[string]interface{}, error) {
+// document maps d to the fields of the schema. The fields are analysed
+// later, when bleve calls their Analyze on its analysis workers; d's
+// content must stay unchanged until then (Add returns after).
+func document(d Doc) (*bdoc.Document, error) {
 	e := d.Entry
 	if e.ID.IsZero() {
-		return "", nil, fmt.Errorf("index: add: entry without ID: %w", memex.ErrInvalid)
+		return nil, fmt.Errorf("index: add: entry without ID: %w", memex.ErrInvalid)
 	}
 	content := d.Content
 	if len(content) > ContentLimit {
@@ -287,39 +213,97 @@ func document(d Doc) (string, map[string]interface{}, error) {
 	if e.AgentSummary != "" && e.Summary != "" && e.Summary != e.AgentSummary {
 		summary += "\n" + e.Summary
 	}
-	mb, err := json.Marshal(meta{
-		Summary: e.DisplaySummary(), Tokens: e.Tokens, Session: e.Session, Project: e.Project,
-		Agent: e.Agent, Kind: e.Kind, Tool: e.Tool, Created: e.Created, Aliases: e.Aliases, Exit: e.Exit,
-		Input: truncate(firstLine(e.Input), maxMetaInput),
-	})
-	if err != nil {
-		return "", nil, fmt.Errorf("index: add %s: %w", e.ID, err)
-	}
-	doc := map[string]interface{}{
-		fID:      e.ID.String(),
-		fCreated: float64(e.ID.Time().UnixMilli()),
-		fMeta:    string(mb),
-	}
-	set := func(k, v string) {
-		if v != "" {
-			doc[k] = v
+	doc := bdoc.NewDocument(e.ID.String())
+	text := func(name string, b []byte, stem bool) {
+		if len(b) > 0 {
+			doc.AddField(&field{name: name, opts: bindex.IndexField, size: len(b),
+				analyze: func() (bindex.TokenFrequencies, int) { return termFreqs(b, stem) }})
 		}
 	}
-	set(fSummary, summary)
-	set(fContent, string(content))
-	set(fInput, e.Input)
-	set(fTool, e.Tool)
-	set(fKind, string(e.Kind))
-	set(fAgent, e.Agent)
-	set(fProject, e.Project)
-	set(fSession, e.Session)
+	text(fSummary, []byte(summary), true)
+	text(fInput, []byte(e.Input), false)
+	text(fContent, content, true)
+	doc.AddField(&field{name: fKey, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
+		analyze: func() (bindex.TokenFrequencies, int) {
+			terms := keyTerms(e, content)
+			freqs := make(bindex.TokenFrequencies, len(terms))
+			slab := make([]bindex.TokenFreq, len(terms))
+			for i, t := range terms {
+				slab[i].Term = []byte(t)
+				freqs[t] = &slab[i]
+			}
+			return freqs, len(terms)
+		}})
+	return doc, nil
+}
+
+// keyTerms are the exact terms of an entry: "tool:Bash", "kind:tool",
+// "agent:…", "project:…", "session:…", "exit:1", "path:…" for every path
+// that Paths finds in its input and content, and "t4:…" to "t8:…", the
+// prefixes of its ID (see timeLevels).
+func keyTerms(e memex.Entry, content []byte) []string {
+	var terms []string
+	add := func(name, v string) {
+		if v != "" {
+			terms = append(terms, keyTerm(name, v))
+		}
+	}
+	add(fTool, e.Tool)
+	add(fKind, string(e.Kind))
+	add(fAgent, e.Agent)
+	add(fProject, e.Project)
+	add(fSession, e.Session)
 	if e.Exit != nil {
-		doc[fExit] = float64(*e.Exit)
+		add(fExit, strconv.Itoa(*e.Exit))
 	}
-	if paths := Paths(e.Input, content); len(paths) > 0 {
-		doc[fPath] = paths
+	for _, p := range Paths(e.Input, content) {
+		add(fPath, p)
 	}
-	return e.ID.String(), doc, nil
+	id := e.ID.String()
+	for _, n := range timeLevels {
+		terms = append(terms, timeTerm(id, n))
+	}
+	return terms
+}
+
+// keyTerm is the term of fKey that says field name has value v.
+func keyTerm(name, v string) string { return name + ":" + v }
+
+// timeTerm is the term of fKey for the first n characters of an ID.
+func timeTerm(id string, n int) string { return "t" + strconv.Itoa(n) + ":" + id[:n] }
+
+// field is one field of a document, analysed by the index's own code.
+type field struct {
+	name    string
+	opts    bindex.FieldIndexingOptions
+	size    int // bytes to analyse
+	analyze func() (bindex.TokenFrequencies, int)
+
+	freqs  bindex.TokenFrequencies
+	length int
+}
+
+var _ bdoc.Field = (*field)(nil)
+
+func (f *field) Name() string                                      { return f.name }
+func (f *field) ArrayPositions() []uint64                          { return nil }
+func (f *field) Options() bindex.FieldIndexingOptions              { return f.opts }
+func (f *field) Value() []byte                                     { return nil } // never stored
+func (f *field) NumPlainTextBytes() uint64                         { return uint64(f.size) }
+func (f *field) EncodedFieldType() byte                            { return 't' }
+func (f *field) AnalyzedLength() int                               { return f.length }
+func (f *field) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
+
+// Size is a rough count of the bytes the field holds once analysed
+// (bleve's memory accounting).
+func (f *field) Size() int { return 64 + f.size + 48*len(f.freqs) }
+
+// Analyze counts the field's terms; bleve calls it once, before building
+// the segment.
+func (f *field) Analyze() {
+	if f.freqs == nil {
+		f.freqs, f.length = f.analyze()
+	}
 }
 
 // batchBytes bounds the content of one bleve batch: bleve builds a batch
@@ -339,12 +323,12 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	b := ix.bi.NewBatch()
 	size := 0
 	for _, d := range docs {
-		id, doc, err := document(d)
+		doc, err := document(d)
 		if err != nil {
 			return err
 		}
-		if err := b.Index(id, doc); err != nil {
-			return fmt.Errorf("index: add %s: %w", id, err)
+		if err := b.IndexAdvanced(doc); err != nil {
+			return fmt.Errorf("index: add %s: %w", d.Entry.ID, err)
 		}
 		size += len(d.Content) + len(d.Entry.Input) + 512
 		if size >= batchBytes {

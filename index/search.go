@@ -3,11 +3,11 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,9 +166,6 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	}
 	for {
 		req := bleve.NewSearchRequestOptions(bq, size, from, false)
-		if ix.opts.Entry == nil {
-			req.Fields = []string{fMeta}
-		}
 		if len(p.words) == 0 && len(p.phrases) == 0 {
 			req.SortBy([]string{"-_id"}) // filters only: newest first
 		} else {
@@ -208,8 +205,8 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 	return res, nil
 }
 
-// hit makes a Hit of a bleve hit: metadata from Options.Entry (else from
-// the stored copy), phrase check and snippet from Options.Content. keep is false when the phrase check
+// hit makes a Hit of a bleve hit: metadata from Options.Entry (none
+// without it), phrase check and snippet from Options.Content. keep is false when the phrase check
 // fails or the entry is gone from the archive (then it is added to gone).
 // Past the deadline it marks res Partial and keeps the hit unchecked,
 // without snippet (the caller drops it when phrases needed checking).
@@ -220,14 +217,8 @@ func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []stri
 		return Hit{}, false, nil
 	}
 	h := Hit{ID: id, Score: dh.Score}
-	var e memex.Entry
-	if ix.opts.Entry == nil {
-		var m meta
-		if s, ok := dh.Fields[fMeta].(string); ok {
-			_ = json.Unmarshal([]byte(s), &m)
-		}
-		e = m.entry(id)
-	} else {
+	e := memex.Entry{ID: id, Created: id.Time()}
+	if ix.opts.Entry != nil {
 		if ctx.Err() != nil {
 			res.Partial = true
 			return h, !check, nil
@@ -344,18 +335,14 @@ func (p *parsed) build(relaxed bool) query.Query {
 	for f, vs := range p.filters {
 		var alts []query.Query
 		for _, v := range vs {
-			alts = append(alts, termQuery(f, v, 1))
+			alts = append(alts, termQuery(fKey, keyTerm(f, v), 1))
 		}
 		filters = append(filters, orOf(alts))
 	}
 	if len(p.exits) > 0 {
 		var alts []query.Query
 		for _, x := range p.exits {
-			v := float64(x)
-			t := true
-			nq := bleve.NewNumericRangeInclusiveQuery(&v, &v, &t, &t)
-			nq.SetField(fExit)
-			alts = append(alts, nq)
+			alts = append(alts, termQuery(fKey, keyTerm(fExit, strconv.Itoa(x)), 1))
 		}
 		filters = append(filters, orOf(alts))
 	}
@@ -416,7 +403,7 @@ func wordQuery(w qword) query.Query {
 	if w.field == "" && (strings.ContainsAny(w.w.whole, "/") || len(w.w.extra) > 0 || strings.Contains(w.w.whole, ".")) {
 		// The exact path keyword field holds paths as written.
 		if pth, ok := pathOf(w.w.whole); ok {
-			alts = append(alts, termQuery(fPath, pth, boostPath))
+			alts = append(alts, termQuery(fKey, keyTerm(fPath, pth), boostPath))
 		}
 	}
 	return orOf(alts)
@@ -436,26 +423,36 @@ func orOf(qs []query.Query) query.Query {
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
-// idBound restricts to IDs before (or after) id, exactly: by millisecond
-// on the numeric created field, and among the IDs of id's own millisecond
-// by their order as strings (the 26-character form sorts like the ID).
+// idBound restricts to IDs before (or after) id, exactly. An ID's first
+// characters name ever shorter spans of time (timeLevels), each kept as a
+// term: the entries before id are those of the earlier 12-day spans, of
+// the earlier 9-hour spans within id's 12 days, and so on down to the
+// one-second span, and within id's own second those whose ID sorts before
+// id (bleve's _id term). That is at most a few dozen terms per level,
+// where a range over the IDs themselves would be one term per entry.
 func idBound(id memex.ID, before bool) query.Query {
-	ms := float64(id.Time().UnixMilli())
 	s := id.String()
-	prefix := s[:10] // the timestamp part
-	f, t := false, true
-	var nq *query.NumericRangeQuery
-	var tq *query.TermRangeQuery
-	if before {
-		nq = bleve.NewNumericRangeInclusiveQuery(nil, &ms, nil, &f)
-		tq = bleve.NewTermRangeInclusiveQuery(prefix+"0000000000000000", s, &t, &f)
-	} else {
-		nq = bleve.NewNumericRangeInclusiveQuery(&ms, nil, &f, nil)
-		tq = bleve.NewTermRangeInclusiveQuery(s, prefix+"ZZZZZZZZZZZZZZZZ", &f, &t)
+	t, f := true, false
+	var alts []query.Query
+	span := func(field, lo, hi string) {
+		var rq *query.TermRangeQuery
+		if before {
+			rq = bleve.NewTermRangeInclusiveQuery(lo, hi, &t, &f)
+		} else {
+			rq = bleve.NewTermRangeInclusiveQuery(hi, lo+"\xff", &f, &t)
+		}
+		rq.SetField(field)
+		alts = append(alts, rq)
 	}
-	nq.SetField(fCreated)
-	tq.SetField(fID)
-	return bleve.NewDisjunctionQuery(nq, tq)
+	prev := 0
+	for _, n := range timeLevels {
+		// The level-n terms inside id's level-prev span, up to id's own.
+		level := timeTerm(s, n)
+		span(fKey, level[:len(level)-n]+s[:prev], level)
+		prev = n
+	}
+	span("_id", s[:prev], s) // bleve's _id term: the ID itself
+	return bleve.NewDisjunctionQuery(alts...)
 }
 
 // snippetTerms are the lower-cased strings a snippet should show.

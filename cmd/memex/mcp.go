@@ -186,7 +186,7 @@ func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (go
 
 func (l lockedStore) Search(ctx context.Context, q api.Query) (res api.SearchResult, err error) {
 	err = l.with(ctx, true, func(s *archive.Store) error {
-		ix, err := index.Open(filepath.Join(l.a.home, "index"), &index.Options{Content: s.Body})
+		ix, err := index.Open(filepath.Join(l.a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
 		if err != nil {
 			return err
 		}

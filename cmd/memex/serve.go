@@ -132,7 +132,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body})
+	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
 	if err != nil {
 		return err
 	}

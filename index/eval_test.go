@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -87,13 +88,31 @@ func contentBytes(docs []Doc) int64 {
 	return n
 }
 
-// addChunk is the number of entries per Add in addParallel.
-var addChunk = 512
+// Chunks of a bulk load, as internal/catchup makes them (its
+// chunkEntries and chunkBytes).
+const (
+	loadChunkEntries = 4096
+	loadChunkBytes   = 16 << 20
+)
+
+// bulkLoad indexes docs into ix as `memex reindex` does: Reset, chunks
+// added from two goroutines (each Add durable before it returns), then
+// Compact, with the garbage collector's target raised as reindex raises
+// it.
+func bulkLoad(tb testing.TB, ix *Index, docs []Doc) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	if err := ix.Reset(); err != nil {
+		tb.Fatal(err)
+	}
+	addParallel(tb, ix, docs)
+	if err := ix.Compact(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 // addParallel indexes docs in chunks from two goroutines, as catch-up
 // does with both cores.
 func addParallel(tb testing.TB, ix *Index, docs []Doc) {
-	chunk := addChunk
 	var wg sync.WaitGroup
 	next := make(chan []Doc)
 	for w := 0; w < 2; w++ {
@@ -107,10 +126,13 @@ func addParallel(tb testing.TB, ix *Index, docs []Doc) {
 			}
 		}()
 	}
-	for len(docs) > 0 {
-		n := min(chunk, len(docs))
-		next <- docs[:n]
-		docs = docs[n:]
+	start, size := 0, 0
+	for i, d := range docs {
+		size += len(d.Content) + len(d.Entry.Input) + 256
+		if i+1-start == loadChunkEntries || size >= loadChunkBytes || i == len(docs)-1 {
+			next <- docs[start : i+1]
+			start, size = i+1, 0
+		}
 	}
 	close(next)
 	wg.Wait()
@@ -200,7 +222,7 @@ func BenchmarkRetrieval(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		addParallel(b, ix, docs)
+		bulkLoad(b, ix, docs)
 		memexTook, memexCPU := time.Since(start), cpuTime()-cpu
 		if err := ix.Close(); err != nil {
 			b.Fatal(err)
@@ -315,7 +337,7 @@ func BenchmarkIndexCorpora(b *testing.B) {
 		}
 		b.StartTimer()
 		c := cpuTime()
-		addParallel(b, ix, docs)
+		bulkLoad(b, ix, docs)
 		cpu += cpuTime() - c
 		b.StopTimer()
 		ix.Close()
@@ -395,7 +417,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	}
 	defer ix.Close()
 	start, cpu := time.Now(), cpuTime()
-	addParallel(b, ix, docs)
+	bulkLoad(b, ix, docs)
 	took, cpu := time.Since(start), cpuTime()-cpu
 	// Measure the index closed: open, it may still hold segments that a
 	// merge has replaced.

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
@@ -89,8 +90,9 @@ type Index struct {
 	dir  string
 	opts Options
 
-	mu     sync.RWMutex // held for reading by every operation, for writing by Reset and Close
+	mu     sync.RWMutex // held for reading by every operation, for writing by Reset, Compact and Close
 	bi     bleve.Index
+	bulk   bool // emptied by Reset and not yet compacted: no background merging
 	closed bool
 	err    error // first Close error
 }
@@ -127,7 +129,7 @@ func (ix *Index) open() (bleve.Index, error) {
 		_ = os.Remove(ix.dir) // bleve creates the directory itself
 		return create(ix.dir)
 	}
-	bi, err := bleve.Open(ix.dir)
+	bi, err := bleve.OpenUsing(ix.dir, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %v (run `memex reindex` to rebuild it): %w", ix.dir, err, memex.ErrSchema)
 	}
@@ -404,7 +406,10 @@ func (ix *Index) Has(id memex.ID) (bool, error) {
 }
 
 // Reset drops every entry and the schema with them, leaving an empty index
-// of the current schema (the first step of a rebuild).
+// of the current schema, ready for a bulk load (the first step of a
+// rebuild): until Compact, bleve merges none of the segments that Add
+// writes, so that each entry is merged once, by Compact, instead of again
+// at every tier as the index grows.
 func (ix *Index) Reset() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -421,11 +426,83 @@ func (ix *Index) Reset() error {
 		}
 	}
 	bi, err := ix.open()
+	if err == nil && !ix.opts.InMemory {
+		// Reopen without merging (the configuration is not recorded in
+		// the index: a crash mid-load leaves an index that opens as usual).
+		if err = bi.Close(); err == nil {
+			bi, err = bleve.OpenUsing(ix.dir, bulkConfig)
+		}
+	}
+	if err != nil {
+		ix.closed = true
+		return fmt.Errorf("index: reset: %w", err)
+	}
+	ix.bi, ix.bulk = bi, !ix.opts.InMemory
+	return nil
+}
+
+// bulkConfig is scorch's configuration between Reset and Compact: no tier
+// of segments is ever full, so the background merger does nothing.
+var bulkConfig = map[string]interface{}{
+	"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentsPerTier": 1 << 20},
+}
+
+// compactPlan merges every segment in one step.
+var compactPlan = func() mergeplan.MergePlanOptions {
+	o := mergeplan.SingleSegmentMergePlanOptions
+	o.SegmentsPerMergeTask = 1 << 20
+	return o
+}()
+
+// Compact merges the index into one segment and returns once that is
+// durable; after a bulk load (see Reset) it also resumes background
+// merging. One segment is the smallest index (each term's dictionary entry
+// once) and the fastest to search. Cancelling ctx stops the merge; the
+// index stays as it was.
+func (ix *Index) Compact(ctx context.Context) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return fmt.Errorf("index: compact: closed: %w", memex.ErrInvalid)
+	}
+	if ix.opts.InMemory {
+		return nil
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return fmt.Errorf("index: compact: not a scorch index (%T)", adv)
+	}
+	o := compactPlan
+	if err := sc.ForceMerge(ctx, &o); err != nil {
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	// A durable batch after the merge: it returns once a snapshot that
+	// holds the merged segment is on disk.
+	b := ix.bi.NewBatch()
+	b.SetInternal(schemaKey, []byte(SchemaVersion))
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	if !ix.bulk {
+		return nil
+	}
+	if err := ix.bi.Close(); err != nil {
+		ix.closed = true
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	bi, err := ix.open()
 	if err != nil {
 		ix.closed = true
 		return err
 	}
-	ix.bi = bi
+	ix.bi, ix.bulk = bi, false
 	return nil
 }
 

@@ -488,6 +488,65 @@ func TestReset(t *testing.T) {
 	}
 }
 
+// segments is the number of segments the index's current snapshot has.
+func segments(t *testing.T, ix *Index) uint64 {
+	t.Helper()
+	m := ix.bi.StatsMap()["index"].(map[string]interface{})
+	return m["num_root_filesegments"].(uint64) + m["num_root_memorysegments"].(uint64)
+}
+
+func TestBulkLoadThenCompact(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	c := &corpus{m: map[memex.ID][]byte{}, e: map[memex.ID]memex.Entry{}}
+	ix, err := Open(dir, &Options{Content: c.content, Entry: c.entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	// One Add per entry: a segment each, none merged during the load.
+	var ids []memex.ID
+	for i := 0; i < 6; i++ {
+		id := memex.NewID(t0.Add(time.Duration(i) * time.Hour))
+		ids = append(ids, id)
+		me := memex.Entry{ID: id, Kind: memex.KindNote, Summary: fmt.Sprintf("bulk note %d", i), Tool: "note"}
+		c.m[id], c.e[id] = []byte("loaded in bulk"), me
+		if err := ix.Add(context.Background(), Doc{Entry: me, Content: c.m[id]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := segments(t, ix); n < 2 {
+		t.Fatalf("segments before compact = %d, want one per add", n)
+	}
+	if err := ix.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(t, ix); n != 1 {
+		t.Fatalf("segments after compact = %d, want 1", n)
+	}
+	// Durable, and searchable with filters and bounds after reopening.
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(dir, &Options{Content: c.content, Entry: c.entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(context.Background(), Query{Text: "bulk tool:note", After: ids[1], Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 4 {
+		t.Fatalf("hits after reopen = %d, want 4: %+v", len(res.Hits), res.Hits)
+	}
+	if n := segments(t, ix); n != 1 {
+		t.Fatalf("segments after reopen = %d, want 1", n)
+	}
+}
+
 func TestTimeoutPartial(t *testing.T) {
 	f := newFixture(t, &Options{InMemory: true, Timeout: time.Nanosecond})
 	res, err := f.ix.Search(context.Background(), Query{Text: "config"})

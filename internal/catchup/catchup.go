@@ -60,10 +60,30 @@ type Stats struct {
 	NoContent int
 }
 
-// chunk is how many entries are indexed, and their markers cleared,
-// together. One bleve batch per chunk; a crash loses at most one chunk's
-// work, which the next CatchUp redoes.
-const chunk = 512
+// Entries are indexed, and their markers cleared, in chunks of at most
+// chunkEntries entries and about chunkBytes of content: one bleve batch,
+// so one index segment, per chunk. A crash loses at most one chunk's work
+// per CPU, which the next CatchUp redoes. Large chunks make fewer segments
+// for bleve to merge; the byte bound keeps a chunk of large bodies (each
+// cut to index.ContentLimit) in memory bounds.
+const (
+	chunkEntries = 4096
+	chunkBytes   = 16 << 20
+)
+
+// chunks splits entries into chunks (see chunkEntries).
+func chunks(entries []memex.Entry) [][]memex.Entry {
+	var out [][]memex.Entry
+	start, size := 0, 0
+	for i, e := range entries {
+		size += int(min(max(e.Bytes, 0), index.ContentLimit)) + len(e.Input) + 256
+		if i+1-start == chunkEntries || size >= chunkBytes || i == len(entries)-1 {
+			out = append(out, entries[start:i+1])
+			start, size = i+1, 0
+		}
+	}
+	return out
+}
 
 // CatchUp indexes every entry marked pending in the archive, then clears
 // the markers. Cancelling ctx stops between chunks; what was done stays
@@ -119,7 +139,7 @@ func clearMarkers(ctx context.Context, s Store, entries []memex.Entry) error {
 
 // Reindex drops the index and rebuilds it from the archive alone, calling
 // progress (when not nil) after each chunk with the entries done and the
-// total. Markers of the entries it indexed are cleared; an entry added
+// total, then merges the index into one segment (index.Compact). Markers of the entries it indexed are cleared; an entry added
 // while it runs keeps its marker for the next CatchUp.
 func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
 	var entries []memex.Entry
@@ -148,7 +168,14 @@ func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, 
 		}
 		return nil
 	})
-	return st, err
+	if err != nil {
+		return st, err
+	}
+	// Reset left the index unmerged for the load: merge it once, now.
+	if err := ix.Compact(ctx); err != nil {
+		return st, fmt.Errorf("catchup: reindex: %w", err)
+	}
+	return st, nil
 }
 
 // Forget deletes entries from the archive, then from the index. An ID the
@@ -208,7 +235,7 @@ func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
 	}
 }
 
-// indexEntries indexes entries in chunks of at most chunk entries, as many
+// indexEntries indexes entries in chunks (see chunks), as many
 // chunks at a time as there are CPUs: while one chunk's bodies are read
 // and cut to index.Excerpt, another is analysed and written by the index.
 // after is called with each chunk once it is indexed (not in order), never
@@ -268,11 +295,9 @@ func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex
 		}()
 	}
 feed:
-	for len(entries) > 0 {
-		n := min(chunk, len(entries))
+	for _, part := range chunks(entries) {
 		select {
-		case parts <- entries[:n]:
-			entries = entries[n:]
+		case parts <- part:
 		case <-ctx.Done():
 			break feed
 		}

@@ -294,3 +294,35 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("parse config = %v", got)
 	}
 }
+
+func TestChunksBoundEntriesAndBytes(t *testing.T) {
+	var entries []memex.Entry
+	for i := 0; i < 3*chunkEntries; i++ {
+		e := memex.Entry{Bytes: 10}
+		if i >= 2*chunkEntries {
+			e.Bytes = 1 << 30 // counted as index.ContentLimit
+		}
+		entries = append(entries, e)
+	}
+	parts := chunks(entries)
+	n := 0
+	for _, p := range parts {
+		if len(p) == 0 || len(p) > chunkEntries {
+			t.Fatalf("chunk of %d entries", len(p))
+		}
+		if &p[0] != &entries[n] {
+			t.Fatalf("chunk does not start at entry %d", n)
+		}
+		n += len(p)
+	}
+	if n != len(entries) {
+		t.Fatalf("chunks cover %d of %d entries", n, len(entries))
+	}
+	// Small bodies: full chunks; bodies at the content limit: chunkBytes.
+	if len(parts[0]) != chunkEntries || len(parts[len(parts)-1]) > chunkBytes/index.ContentLimit+1 {
+		t.Fatalf("chunk sizes %d ... %d", len(parts[0]), len(parts[len(parts)-1]))
+	}
+	if chunks(nil) != nil {
+		t.Fatal("chunks of nothing")
+	}
+}

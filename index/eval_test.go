@@ -96,7 +96,7 @@ const (
 )
 
 // bulkLoad indexes docs into ix as `memex reindex` does: Reset, chunks
-// added from two goroutines (each Add durable before it returns), then
+// added from four goroutines (each Add durable before it returns), then
 // Compact, with the garbage collector's target raised as reindex raises
 // it.
 func bulkLoad(tb testing.TB, ix *Index, docs []Doc) {
@@ -110,12 +110,12 @@ func bulkLoad(tb testing.TB, ix *Index, docs []Doc) {
 	}
 }
 
-// addParallel indexes docs in chunks from two goroutines, as catch-up
-// does with both cores.
+// addParallel indexes docs in chunks from four goroutines, as catch-up
+// does on two cores (two chunks per CPU).
 func addParallel(tb testing.TB, ix *Index, docs []Doc) {
 	var wg sync.WaitGroup
 	next := make(chan []Doc)
-	for w := 0; w < 2; w++ {
+	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -191,8 +191,8 @@ func Paths(input string, content []byte) []string {
 			for i < len(b) && isPathByte(b[i]) {
 				i++
 			}
-			if i-start > maxPathBytes+8 {
-				continue
+			if i-start > maxPathBytes+8 || !bytes.ContainsAny(b[start:i], "/.") {
+				continue // a path has a slash or an extension
 			}
 			p, ok := pathOf(string(b[start:i]))
 			if !ok {

@@ -235,10 +235,10 @@ func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
 	}
 }
 
-// indexEntries indexes entries in chunks (see chunks), as many
-// chunks at a time as there are CPUs: while one chunk's bodies are read
-// and cut to index.Excerpt, another is analysed and written by the index.
-// after is called with each chunk once it is indexed (not in order), never
+// indexEntries indexes entries in chunks (see chunks), two chunks at a
+// time per CPU: while one chunk's bodies are read and cut to
+// index.Excerpt, another is analysed and written by the index, and
+// another waits for its segment to be durable. after is called with each chunk once it is indexed (not in order), never
 // concurrently.
 func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex.Entry, st *Stats, after func([]memex.Entry) error) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -257,7 +257,9 @@ func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex
 		cancel()
 	}
 	parts := make(chan []memex.Entry)
-	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+	// Two chunks per CPU: a worker waits for its chunk to be durable
+	// (fsync) after building it, and another keeps the CPU busy meanwhile.
+	for w := 0; w < 2*max(1, runtime.GOMAXPROCS(0)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -140,12 +144,10 @@ func fillUp(strict, relaxed Result, limit int) Result {
 // deep among those holding its words.
 func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (Result, error) {
 	bq := p.build(relaxed)
-	check := len(p.phrases) > 0 && ix.opts.Content != nil
-	var phraseRes []*regexp.Regexp
+	c := checker{ix: ix, terms: p.snippetTerms(), check: len(p.phrases) > 0 && ix.opts.Content != nil}
 	for _, ph := range p.phrases {
-		phraseRes = append(phraseRes, phraseRegexp(ph))
+		c.phrases = append(c.phrases, newPhraseMatcher(ph))
 	}
-	terms := p.snippetTerms()
 	res := Result{Hits: []Hit{}}
 	var gone []memex.ID
 	defer func() {
@@ -161,8 +163,10 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 		}
 	}()
 	from, size := 0, limit
-	if check {
-		size = limit*3 + 10
+	if c.check {
+		// One search that brings enough candidates for most phrases
+		// costs less than searching again for the next page.
+		size = max(limit*3+10, phrasePage)
 	}
 	for {
 		req := bleve.NewSearchRequestOptions(bq, size, from, false)
@@ -180,111 +184,214 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 			return Result{}, fmt.Errorf("index: search: %w", err)
 		}
 		res.Total = sr.Total
-		for _, dh := range sr.Hits {
-			if len(res.Hits) == limit || (check && res.Partial) {
-				break // an unchecked phrase hit is no hit
+		// Check the page's candidates a few at a time, in parallel, and
+		// take them in rank order until limit hits pass.
+		hits := sr.Hits
+		for len(hits) > 0 && len(res.Hits) < limit && !(c.check && res.Partial) {
+			n := min(len(hits), max(limit-len(res.Hits), 2*runtime.GOMAXPROCS(0)))
+			if !c.check {
+				n = min(n, limit-len(res.Hits))
 			}
-			h, keep, err := ix.hit(ctx, dh, terms, check, phraseRes, &res, &gone)
-			if err != nil {
-				return Result{}, err
-			}
-			if keep {
-				res.Hits = append(res.Hits, h)
+			out := c.all(ctx, hits[:n])
+			hits = hits[n:]
+			for _, o := range out {
+				if o.err != nil {
+					return Result{}, o.err
+				}
+				switch {
+				case len(res.Hits) == limit || (c.check && res.Partial):
+					// an unchecked phrase hit is no hit
+				case o.outcome == hitGone:
+					gone = append(gone, o.hit.ID)
+				case o.outcome == hitPartial:
+					res.Partial = true
+					if !c.check {
+						res.Hits = append(res.Hits, o.hit)
+					}
+				case o.outcome == hitKeep:
+					res.Hits = append(res.Hits, o.hit)
+				}
 			}
 		}
 		from += len(sr.Hits)
-		if !check || len(res.Hits) == limit || res.Partial || len(sr.Hits) < size || uint64(from) >= sr.Total {
+		if !c.check || len(res.Hits) == limit || res.Partial || len(sr.Hits) < size || uint64(from) >= sr.Total {
 			break
 		}
 		size = min(size*4, 4000)
 	}
-	if check && !res.Partial && len(res.Hits) < limit {
+	if c.check && !res.Partial && len(res.Hits) < limit {
 		// Every candidate was checked: the count is exact.
 		res.Total = uint64(len(res.Hits))
 	}
 	return res, nil
 }
 
-// hit makes a Hit of a bleve hit: metadata from Options.Entry (none
-// without it), phrase check and snippet from Options.Content. keep is false when the phrase check
-// fails or the entry is gone from the archive (then it is added to gone).
-// Past the deadline it marks res Partial and keeps the hit unchecked,
-// without snippet (the caller drops it when phrases needed checking).
-func (ix *Index) hit(ctx context.Context, dh *search.DocumentMatch, terms []string, check bool,
-	phraseRes []*regexp.Regexp, res *Result, gone *[]memex.ID) (Hit, bool, error) {
+// phrasePage is the least number of candidates fetched at once for a
+// search with a phrase to check.
+const phrasePage = 400
+
+// What became of a candidate.
+type outcome int
+
+const (
+	hitKeep    outcome = iota // a hit
+	hitDrop                   // the phrase is not in it
+	hitGone                   // no longer in the archive
+	hitPartial                // out of time: unchecked, no snippet
+)
+
+// checked is a candidate after checker.one.
+type checked struct {
+	hit     Hit
+	outcome outcome
+	err     error
+}
+
+// checker turns bleve hits into Hits: metadata from Options.Entry (none
+// without it), phrase check and snippet from Options.Content.
+type checker struct {
+	ix      *Index
+	terms   []string // what snippets show
+	check   bool     // phrases to check
+	phrases []phraseMatcher
+}
+
+// all checks candidates concurrently, at most one per CPU at a time, and
+// returns them in order.
+func (c *checker) all(ctx context.Context, dhs []*search.DocumentMatch) []checked {
+	out := make([]checked, len(dhs))
+	if len(dhs) == 1 {
+		out[0] = c.one(ctx, dhs[0])
+		return out
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(len(dhs), runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = c.one(ctx, dhs[i])
+			}
+		}()
+	}
+	for i := range dhs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// one makes a Hit of a bleve hit. Past the deadline it returns the hit
+// unchecked and without snippet, as partial.
+func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
+	ix := c.ix
 	id, err := memex.ParseID(dh.ID)
 	if err != nil {
-		return Hit{}, false, nil
+		return checked{outcome: hitDrop}
 	}
-	h := Hit{ID: id, Score: dh.Score}
+	h := Hit{ID: id, Score: dh.Score, Created: id.Time()}
+	late := func(err error) checked {
+		if ctx.Err() != nil {
+			return checked{hit: h, outcome: hitPartial}
+		}
+		return checked{err: err}
+	}
 	e := memex.Entry{ID: id, Created: id.Time()}
 	if ix.opts.Entry != nil {
 		if ctx.Err() != nil {
-			res.Partial = true
-			return h, !check, nil
+			return late(nil)
 		}
 		e, err = ix.opts.Entry(ctx, id)
 		if errors.Is(err, memex.ErrNotFound) {
-			*gone = append(*gone, id)
-			return h, false, nil
+			return checked{hit: h, outcome: hitGone}
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				res.Partial = true
-				return h, !check, nil
-			}
-			return Hit{}, false, fmt.Errorf("index: search: entry %s: %w", id, err)
+			return late(fmt.Errorf("index: search: entry %s: %w", id, err))
 		}
 	}
 	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
 	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
 	input := []byte(firstLine(e.Input))
-	if ix.opts.Content == nil || (len(terms) == 0 && !check) {
-		h.Snippet = snippetOf(input, terms)
-		return h, true, nil
+	if ix.opts.Content == nil || (len(c.terms) == 0 && !c.check) {
+		h.Snippet = snippetOf(input, c.terms)
+		return checked{hit: h, outcome: hitKeep}
 	}
 	if ctx.Err() != nil {
-		res.Partial = true
-		return h, !check, nil
+		return late(nil)
 	}
-	content, err := ix.content(ctx, id)
+	buf := buffers.Get().(*buffer)
+	defer buffers.Put(buf)
+	content, err := ix.content(ctx, id, &buf.content)
 	if errors.Is(err, memex.ErrNotFound) {
-		*gone = append(*gone, id)
-		return h, false, nil
+		return checked{hit: h, outcome: hitGone}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			res.Partial = true
-			return h, !check, nil
+		return late(fmt.Errorf("index: search: content of %s: %w", id, err))
+	}
+	if c.check {
+		buf.lower = toLower(buf.lower[:0], content)
+		if !matchesAll(c.phrases, [][]byte{buf.lower, []byte(strings.ToLower(e.Summary)),
+			[]byte(strings.ToLower(e.AgentSummary)), []byte(strings.ToLower(e.Input))}) {
+			return checked{hit: h, outcome: hitDrop}
 		}
-		return Hit{}, false, fmt.Errorf("index: search: content of %s: %w", id, err)
 	}
-	if check && !matchesAll(phraseRes, [][]byte{bytes.ToLower(content), []byte(strings.ToLower(e.Summary)),
-		[]byte(strings.ToLower(e.AgentSummary)), []byte(strings.ToLower(e.Input))}) {
-		return h, false, nil
-	}
-	h.Snippet = snippetOf(content, terms)
+	h.Snippet = snippetOf(content, c.terms)
 	if h.Snippet == "" {
-		h.Snippet = snippetOf(input, terms)
+		h.Snippet = snippetOf(input, c.terms)
 	}
-	return h, true, nil
+	return checked{hit: h, outcome: hitKeep}
 }
 
-// content reads at most contentRead bytes of an entry's content.
-func (ix *Index) content(ctx context.Context, id memex.ID) ([]byte, error) {
+// buffer holds one candidate's content while it is checked; buffers are
+// reused across candidates and searches (most contents are small, and
+// reading each into a fresh, growing slice cost more than checking it).
+type buffer struct {
+	content, lower []byte
+}
+
+var buffers = sync.Pool{New: func() any { return new(buffer) }}
+
+// maxPooled bounds the buffers kept for reuse.
+const maxPooled = 1 << 20
+
+// content reads at most contentRead bytes of an entry's content into
+// *buf, which it may grow (and replace when it grows past maxPooled).
+func (ix *Index) content(ctx context.Context, id memex.ID, buf *[]byte) ([]byte, error) {
 	rc, err := ix.opts.Content(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, contentRead))
+	b := bytes.NewBuffer((*buf)[:0])
+	_, err = b.ReadFrom(io.LimitReader(rc, contentRead))
+	if b.Cap() <= maxPooled {
+		*buf = b.Bytes()
+	} else {
+		*buf = nil
+	}
+	return b.Bytes(), err
 }
 
-func matchesAll(res []*regexp.Regexp, hay [][]byte) bool {
-	for _, re := range res {
+// toLower appends the lower-cased src to dst: ASCII by table, anything
+// else as bytes.ToLower does.
+func toLower(dst, src []byte) []byte {
+	for _, c := range src {
+		if c >= utf8.RuneSelf {
+			return append(dst[:0], bytes.ToLower(src)...)
+		}
+	}
+	return lowerASCII(dst, src)
+}
+
+// matchesAll reports whether every phrase is in one of hay (lower-cased
+// texts).
+func matchesAll(phrases []phraseMatcher, hay [][]byte) bool {
+	for _, ph := range phrases {
 		found := false
 		for _, h := range hay {
-			if re.Match(h) {
+			if ph.match(h) {
 				found = true
 				break
 			}
@@ -294,6 +401,39 @@ func matchesAll(res []*regexp.Regexp, hay [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// phraseMatcher finds one quoted phrase in lower-cased text.
+type phraseMatcher struct {
+	re      *regexp.Regexp
+	literal [][]byte // the phrase's pieces, longest first
+}
+
+func newPhraseMatcher(ph qphrase) phraseMatcher {
+	m := phraseMatcher{re: phraseRegexp(ph)}
+	for _, w := range ph.words {
+		parts := w.w.parts
+		if len(parts) == 0 {
+			parts = []string{w.w.whole}
+		}
+		for _, pc := range parts {
+			m.literal = append(m.literal, []byte(pc))
+		}
+	}
+	sort.SliceStable(m.literal, func(i, j int) bool { return len(m.literal[i]) > len(m.literal[j]) })
+	return m
+}
+
+// match reports whether the phrase is in text. Most candidates lack one
+// of its pieces altogether: looking for each piece (a vectorised byte
+// search) rejects them without running the expression.
+func (m phraseMatcher) match(text []byte) bool {
+	for _, l := range m.literal {
+		if !bytes.Contains(text, l) {
+			return false
+		}
+	}
+	return m.re.Match(text)
 }
 
 // phraseRegexp matches the phrase's pieces in order in lower-cased text,

@@ -148,7 +148,7 @@ func termFreqs(text []byte, stem bool) (index.TokenFrequencies, int) {
 		tf.SetFrequency(1)
 		key := string(term)
 		freqs[key] = tf
-		if stem && letters {
+		if stem && letters && len(key) > 2 { // Porter keeps words of two letters
 			stemmable = append(stemmable, key)
 		}
 	})

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
 	"github.com/memex-archive/memex"
 )
 
@@ -626,4 +628,37 @@ func sorted(names []string) []string {
 	out := append([]string(nil), names...)
 	sort.Strings(out)
 	return out
+}
+
+// FuzzTermFreqs: counting terms as they are found and stemming each
+// distinct one once gives what stemming every token of the stream and
+// then counting gives (Porter is not idempotent: a stem may be another
+// word of the text that stems further).
+func FuzzTermFreqs(f *testing.F) {
+	for _, s := range []string{"parseConfigFile parse parsing parsed", "generalizations generalization general gener",
+		"agreed agree agre agr", "src/auth/middleware.go:42 middleware.go", "Running runs ran runner's", "naïve Cafés ÉTÉ été"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, stem := range []bool{false, true} {
+			want := map[string]int{}
+			n := 0
+			for _, tok := range (codeTokenizer{}).Tokenize([]byte(s)) {
+				term := string(tok.Term)
+				if stem && !tok.KeyWord {
+					term = string(stemFilter.Filter(analysis.TokenStream{{Term: []byte(term)}})[0].Term)
+				}
+				want[term]++
+				n++
+			}
+			freqs, length := termFreqs([]byte(s), stem)
+			got := map[string]int{}
+			for term, tf := range freqs {
+				got[term] = tf.Frequency()
+			}
+			if length != n || !reflect.DeepEqual(got, want) {
+				t.Fatalf("termFreqs(%q, stem %v) = %v (%d terms), token stream gives %v (%d)", s, stem, got, length, want, n)
+			}
+		}
+	})
 }

@@ -432,7 +432,8 @@ func BenchmarkSearch100k(b *testing.B) {
 		n, float64(cb)/1e6, took.Seconds(), cpu.Seconds(), float64(cb)/1e6/took.Seconds(), float64(n)/took.Seconds(),
 		float64(cb)/1e6/cpu.Seconds(), float64(dirSize(dir))/1e6, float64(dirSize(dir))/float64(cb))
 	qs := searchQueries(docs, 300)
-	for _, class := range []string{"words", "phrase", "filter"} {
+	qs["hard"] = hardQueries
+	for _, class := range []string{"words", "phrase", "filter", "hard"} {
 		b.Run(class, func(b *testing.B) {
 			var lat []time.Duration
 			partial, empty := 0, 0
@@ -460,6 +461,26 @@ func BenchmarkSearch100k(b *testing.B) {
 		})
 	}
 }
+
+// hardQueries are built to be slow: the commonest words of the corpora,
+// all at once (no entry has them all, so the relaxed search runs after
+// the strict one); phrases of common words in an order that occurs
+// nowhere, so that every candidate is checked against its content; a
+// phrase whose words are everywhere. They show the one-second bound.
+var hardQueries = func() []Query {
+	common := "the to a of and is in for if this that it with not file error test line return self def import from none true false all " +
+		"be on at or by"
+	var qs []Query
+	for i := 0; i < 3; i++ {
+		qs = append(qs,
+			Query{Text: common},
+			Query{Text: `"is the of a to and in file"`},
+			Query{Text: `"self the return import def"`},
+			Query{Text: `"the file"`},
+			Query{Text: `"error in the test" "line of the file"`})
+	}
+	return qs
+}()
 
 // BenchmarkTokenize measures the code tokenizer alone over the corpora.
 func BenchmarkTokenize(b *testing.B) {

@@ -214,10 +214,18 @@ func Paths(input string, content []byte) []string {
 	return out
 }
 
-func isPathByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '_' || c == '.' || c == '/' || c == '-' || c == ':' || c == '~' || c == '+' || c == '@'
-}
+func isPathByte(c byte) bool { return pathByte[c] }
+
+// pathByte marks the bytes that may be part of a path: letters, digits
+// and _ . / - : ~ + @.
+var pathByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+			b == '_' || b == '.' || b == '/' || b == '-' || b == ':' || b == '~' || b == '+' || b == '@'
+	}
+	return t
+}()
 
 // pathOf normalises a candidate word and reports whether it is a path.
 func pathOf(w string) (string, bool) {

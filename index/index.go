@@ -69,7 +69,7 @@ type Options struct {
 	// is closed by the index. It returns an error wrapping memex.ErrNotFound
 	// for an entry that is gone from the archive: such a hit is dropped and
 	// removed from the index. Nil: hits carry no snippet and phrases match
-	// as all their words. A search calls Content and Entry from several
+	// as all their words in one field. A search calls Content and Entry from several
 	// goroutines at once (one per CPU).
 	Content func(ctx context.Context, id memex.ID) (io.ReadCloser, error)
 

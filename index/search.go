@@ -467,9 +467,7 @@ func (p *parsed) build(relaxed bool) query.Query {
 		}
 	}
 	for _, ph := range p.phrases {
-		for _, w := range ph.words {
-			must = append(must, wordQuery(w))
-		}
+		must = append(must, phraseQuery(ph))
 	}
 	var filters []query.Query
 	for f, vs := range p.filters {
@@ -515,36 +513,63 @@ func (p *parsed) build(relaxed bool) query.Query {
 // wordQuery matches one query word in its field (or any text field): the
 // whole word as a term, or all of its parts.
 func wordQuery(w qword) query.Query {
-	fields := []struct {
-		name  string
-		stem  bool
-		boost float64
-	}{
-		{fSummary, true, boostSummary},
-		{fInput, false, boostInput},
-		{fContent, true, boostContent},
-	}
 	var alts []query.Query
-	for _, f := range fields {
+	for _, f := range textFieldsOf {
 		if w.field != "" && w.field != f.name {
 			continue
 		}
-		whole := termQuery(f.name, analyzeTerm(f.stem, w.w.whole), f.boost)
-		if len(w.w.parts) == 0 {
-			alts = append(alts, whole)
-			continue
-		}
-		var parts []query.Query
-		for _, pc := range w.w.parts {
-			parts = append(parts, termQuery(f.name, analyzeTerm(f.stem, pc), f.boost))
-		}
-		alts = append(alts, whole, bleve.NewConjunctionQuery(parts...))
+		alts = append(alts, fieldWordQuery(w.w, f.name, f.stem, f.boost)...)
 	}
 	if w.field == "" && (strings.ContainsAny(w.w.whole, "/") || len(w.w.extra) > 0 || strings.Contains(w.w.whole, ".")) {
 		// The exact path keyword field holds paths as written.
 		if pth, ok := pathOf(w.w.whole); ok {
 			alts = append(alts, termQuery(fKey, keyTerm(fPath, pth), boostPath))
 		}
+	}
+	return orOf(alts)
+}
+
+// textFieldsOf are the text fields a word is looked for in, with their
+// analysis and weight.
+var textFieldsOf = []struct {
+	name  string
+	stem  bool
+	boost float64
+}{
+	{fSummary, true, boostSummary},
+	{fInput, false, boostInput},
+	{fContent, true, boostContent},
+}
+
+// fieldWordQuery are the ways field holds w: the whole word as a term, or
+// all of its parts.
+func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Query {
+	whole := termQuery(field, analyzeTerm(stem, w.whole), boost)
+	if len(w.parts) == 0 {
+		return []query.Query{whole}
+	}
+	var parts []query.Query
+	for _, pc := range w.parts {
+		parts = append(parts, termQuery(field, analyzeTerm(stem, pc), boost))
+	}
+	return []query.Query{whole, bleve.NewConjunctionQuery(parts...)}
+}
+
+// phraseQuery finds the candidates for a phrase: entries with all its
+// words in one text field (a phrase does not span fields), which the
+// content then confirms. Asking for the words field by field, rather than
+// each word in any field, leaves fewer candidates to rank and check.
+func phraseQuery(ph qphrase) query.Query {
+	var alts []query.Query
+	for _, f := range textFieldsOf {
+		if len(ph.words) > 0 && ph.words[0].field != "" && ph.words[0].field != f.name {
+			continue
+		}
+		var all []query.Query
+		for _, w := range ph.words {
+			all = append(all, orOf(fieldWordQuery(w.w, f.name, f.stem, f.boost)))
+		}
+		alts = append(alts, andOf(all))
 	}
 	return orOf(alts)
 }
@@ -561,6 +586,13 @@ func orOf(qs []query.Query) query.Query {
 		return qs[0]
 	}
 	return bleve.NewDisjunctionQuery(qs...)
+}
+
+func andOf(qs []query.Query) query.Query {
+	if len(qs) == 1 {
+		return qs[0]
+	}
+	return bleve.NewConjunctionQuery(qs...)
 }
 
 // idBound restricts to IDs before (or after) id, exactly. An ID's first

@@ -34,6 +34,11 @@
 // config`, `middleware.go` and `auth/middleware.go` find what a person
 // means. No stop words are removed.
 //
+// A rebuild loads the index in bulk: Reset empties it and turns bleve's
+// background merging off, Add writes one segment per call, and Compact
+// merges them all once into one segment (the smallest index, the fastest
+// to search) and turns merging back on.
+//
 // The schema version (SchemaVersion) is stored in the index; Open refuses
 // an index of another version with memex.ErrSchema and a hint to run
 // `memex reindex`.

@@ -458,8 +458,8 @@ var compactPlan = func() mergeplan.MergePlanOptions {
 // Compact merges the index into one segment and returns once that is
 // durable; after a bulk load (see Reset) it also resumes background
 // merging. One segment is the smallest index (each term's dictionary entry
-// once) and the fastest to search. Cancelling ctx stops the merge; the
-// index stays as it was.
+// once) and the fastest to search. Searches and adds wait while it runs.
+// Cancelling ctx stops the merge; the index stays as it was.
 func (ix *Index) Compact(ctx context.Context) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

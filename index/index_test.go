@@ -662,3 +662,64 @@ func FuzzTermFreqs(f *testing.F) {
 		}
 	})
 }
+
+// TestBeforeAfterAcrossSpans: before/after by ID prefixes give exactly
+// the entries older (newer) than the bound, whether they lie in the same
+// millisecond, second, minute, hour, day or year.
+func TestBeforeAfterAcrossSpans(t *testing.T) {
+	c := &corpus{m: map[memex.ID][]byte{}, e: map[memex.ID]memex.Entry{}}
+	ix, err := Open("", &Options{InMemory: true, Content: c.content, Entry: c.entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	base := time.Date(2026, 3, 14, 15, 9, 26, 535e6, time.UTC)
+	var offsets []time.Duration
+	for _, d := range []time.Duration{0, time.Millisecond, 900 * time.Millisecond, time.Second, 20 * time.Second,
+		40 * time.Second, 10 * time.Minute, 30 * time.Minute, 5 * time.Hour, 20 * time.Hour, 6 * 24 * time.Hour,
+		40 * 24 * time.Hour, 400 * 24 * time.Hour} {
+		offsets = append(offsets, d, -d)
+	}
+	var ids []memex.ID
+	var docs []Doc
+	for i, d := range offsets {
+		for k := 0; k < 2; k++ { // two entries in each millisecond
+			created := base.Add(d)
+			id := memex.NewID(created)
+			ids = append(ids, id)
+			me := memex.Entry{ID: id, Kind: memex.KindNote, Created: created, Summary: fmt.Sprintf("span %d", i)}
+			c.m[id], c.e[id] = []byte("span"), me
+			docs = append(docs, Doc{Entry: me, Content: c.m[id]})
+		}
+	}
+	if err := ix.Add(context.Background(), docs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, bound := range ids {
+		for _, before := range []bool{true, false} {
+			q := Query{Text: "span", Limit: MaxLimit}
+			want := map[memex.ID]bool{}
+			for _, id := range ids {
+				if c := id.Compare(bound); before && c < 0 || !before && c > 0 {
+					want[id] = true
+				}
+			}
+			if before {
+				q.Before = bound
+			} else {
+				q.After = bound
+			}
+			res, err := ix.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[memex.ID]bool{}
+			for _, h := range res.Hits {
+				got[h.ID] = true
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("before=%v %s (%s): %d hits, want %d", before, bound, bound.Time(), len(got), len(want))
+			}
+		}
+	}
+}

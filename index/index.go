@@ -91,7 +91,7 @@ type Index struct {
 	dir  string
 	opts Options
 
-	mu     sync.RWMutex // held for reading by every operation, for writing by Reset, Compact and Close
+	mu     sync.RWMutex // held for reading by every operation, for writing by Reset, Close and Compact's reopening
 	bi     bleve.Index
 	bulk   bool // emptied by Reset and not yet compacted: no background merging
 	closed bool
@@ -392,6 +392,23 @@ func (ix *Index) Count() (uint64, error) {
 	return n, nil
 }
 
+// Segments returns the number of segments the index is in: one after
+// Compact, more as entries are added until bleve merges them.
+func (ix *Index) Segments() (int, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return 0, fmt.Errorf("index: segments: closed: %w", memex.ErrInvalid)
+	}
+	m, ok := ix.bi.StatsMap()["index"].(map[string]interface{})
+	if !ok {
+		return 0, fmt.Errorf("index: segments: no index statistics")
+	}
+	file, _ := m["num_root_filesegments"].(uint64)
+	mem, _ := m["num_root_memorysegments"].(uint64)
+	return int(file + mem), nil
+}
+
 // Has reports whether id is indexed.
 func (ix *Index) Has(id memex.ID) (bool, error) {
 	ix.mu.RLock()
@@ -458,11 +475,38 @@ var compactPlan = func() mergeplan.MergePlanOptions {
 // Compact merges the index into one segment and returns once that is
 // durable; after a bulk load (see Reset) it also resumes background
 // merging. One segment is the smallest index (each term's dictionary entry
-// once) and the fastest to search. Searches and adds wait while it runs.
-// Cancelling ctx stops the merge; the index stays as it was.
+// once) and the fastest to search. Searches go on while it merges (on the
+// segments as they were); after a bulk load, they wait while the index is
+// reopened. Cancelling ctx stops the merge; the index stays as it was.
 func (ix *Index) Compact(ctx context.Context) error {
+	if err := ix.merge(ctx); err != nil {
+		return err
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.closed {
+		return fmt.Errorf("index: compact: closed: %w", memex.ErrInvalid)
+	}
+	if !ix.bulk {
+		return nil
+	}
+	if err := ix.bi.Close(); err != nil {
+		ix.closed = true
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	bi, err := ix.open()
+	if err != nil {
+		ix.closed = true
+		return err
+	}
+	ix.bi, ix.bulk = bi, false
+	return nil
+}
+
+// merge merges every segment into one and waits until that is durable.
+func (ix *Index) merge(ctx context.Context) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	if ix.closed {
 		return fmt.Errorf("index: compact: closed: %w", memex.ErrInvalid)
 	}
@@ -491,19 +535,6 @@ func (ix *Index) Compact(ctx context.Context) error {
 	if err := ix.bi.Batch(b); err != nil {
 		return fmt.Errorf("index: compact: %w", err)
 	}
-	if !ix.bulk {
-		return nil
-	}
-	if err := ix.bi.Close(); err != nil {
-		ix.closed = true
-		return fmt.Errorf("index: compact: %w", err)
-	}
-	bi, err := ix.open()
-	if err != nil {
-		ix.closed = true
-		return err
-	}
-	ix.bi, ix.bulk = bi, false
 	return nil
 }
 

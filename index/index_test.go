@@ -490,11 +490,14 @@ func TestReset(t *testing.T) {
 	}
 }
 
-// segments is the number of segments the index's current snapshot has.
-func segments(t *testing.T, ix *Index) uint64 {
+// segments is the number of segments the index is in.
+func segments(t *testing.T, ix *Index) int {
 	t.Helper()
-	m := ix.bi.StatsMap()["index"].(map[string]interface{})
-	return m["num_root_filesegments"].(uint64) + m["num_root_memorysegments"].(uint64)
+	n, err := ix.Segments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestBulkLoadThenCompact(t *testing.T) {

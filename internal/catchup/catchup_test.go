@@ -326,3 +326,51 @@ func TestChunksBoundEntriesAndBytes(t *testing.T) {
 		t.Fatal("chunks of nothing")
 	}
 }
+
+// TestCompactAfterBulk: a catch-up that indexed a full chunk and at least
+// a quarter of the index merges the index into one segment; a smaller one
+// leaves bleve's segments as they are.
+func TestCompactAfterBulk(t *testing.T) {
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	base := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	const adds, per = 17, 1000 // more than 4 chunks' worth, one segment per Add
+	for a := 0; a < adds; a++ {
+		var part []index.Doc
+		for i := 0; i < per; i++ {
+			created := base.Add(time.Duration(a*per+i) * time.Millisecond)
+			part = append(part, index.Doc{Entry: memex.Entry{ID: memex.NewID(created), Kind: memex.KindNote,
+				Created: created, Summary: fmt.Sprintf("note %d", a*per+i)}, Content: []byte("bulk")})
+		}
+		if err := ix.Add(ctx, part...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segments := func() int {
+		n, err := ix.Segments()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, indexed := range []int{chunkEntries - 1, chunkEntries} { // too few; under a quarter of 17,000
+		if err := compactAfterBulk(ctx, ix, indexed); err != nil {
+			t.Fatal(err)
+		}
+		if n := segments(); n < 2 {
+			t.Fatalf("after a catch-up of %d entries: %d segment(s), want the index left unmerged", indexed, n)
+		}
+	}
+	if err := compactAfterBulk(ctx, ix, adds*per/4+1); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 1 {
+		t.Fatalf("after a catch-up of a quarter of the index: %d segments, want 1", n)
+	}
+	if n, _ := ix.Count(); n != adds*per {
+		t.Fatalf("count = %d", n)
+	}
+}

@@ -299,8 +299,7 @@ func (e *inlineEstimate) flush() {
 		return
 	}
 	if e.runs < 8*inlineSample || e.runs%inlineSample == 0 {
-		enc, _ := codecs()
-		e.scratch = enc.EncodeAll(e.run, e.scratch[:0])
+		e.scratch = compress(e.run, e.scratch[:0])
 		e.sampledRaw += int64(len(e.run))
 		// Pebble too keeps a block raw when zstd does not shrink it.
 		e.sampledStored += int64(min(len(e.scratch), len(e.run)))

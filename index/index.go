@@ -25,7 +25,7 @@ import (
 // SchemaVersion names the fields, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "5"
+const SchemaVersion = "6"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -216,6 +216,12 @@ func document(d Doc) (*bdoc.Document, error) {
 	if e.AgentSummary != "" && e.Summary != "" && e.Summary != e.AgentSummary {
 		summary += "\n" + e.Summary
 	}
+	if e.Exit != nil && *e.Exit != 0 {
+		// A run that failed is an error whatever its output says ("No
+		// such file or directory", a bare exit status): "CMD error" and
+		// "CMD failed" find it.
+		summary += "\n" + failedWords
+	}
 	doc := bdoc.NewDocument(e.ID.String())
 	text := func(name string, b []byte, stem bool) {
 		if len(b) > 0 {
@@ -239,6 +245,10 @@ func document(d Doc) (*bdoc.Document, error) {
 		}})
 	return doc, nil
 }
+
+// failedWords are indexed in the summary of every tool run that exited
+// non-zero.
+const failedWords = "error failed"
 
 // keyTerms are the exact terms of an entry: "tool:Bash", "kind:tool",
 // "agent:…", "project:…", "session:…", "exit:1", "path:…" for every path

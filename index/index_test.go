@@ -361,6 +361,29 @@ func TestFillUpWithPartialMatches(t *testing.T) {
 	}
 }
 
+// TestFailedRunIsAnError: a tool run that exited non-zero matches "error"
+// and "failed" in full, whatever its output says.
+func TestFailedRunIsAnError(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, q := range []string{"grep load_user_settings error", "grep load_user_settings failed"} {
+		res, err := f.ix.Search(context.Background(), Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].ID != f.ids["snake"] || res.Partly == len(res.Hits) {
+			t.Errorf("%q: hits %+v, %d partial", q, res.Hits, res.Partly)
+		}
+	}
+	// A run that succeeded is no error.
+	res, err := f.ix.Search(context.Background(), Query{Text: "pytest error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) > 0 && res.Hits[0].ID == f.ids["pytest"] && res.Partly == 0 {
+		t.Errorf("pytest error: the passing run matched in full: %+v", res.Hits)
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	f := newFixture(t, nil)
 	for _, q := range []Query{

@@ -863,3 +863,19 @@ func FuzzRecordDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeDamagedRecord: whatever bytes a metadata record holds, decoding
+// it returns a record or an error, never a panic.
+func FuzzDecodeDamagedRecord(f *testing.F) {
+	e := memex.Entry{ID: memex.NewID(time.Unix(1, 0)), Project: "p", Summary: "s", Created: time.Unix(1, 0).UTC()}
+	v, err := encodeRecord(record{Entry: e, Body: e.ID}, make([]byte, sha256.Size))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v)
+	f.Add(append([]byte{codecInline}, make([]byte, sha256.Size+1)...))
+	f.Add([]byte{codecJSON, '{', '"', 'c'})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		_, _ = decodeRecord(e.ID, v)
+	})
+}

@@ -64,7 +64,7 @@ func decodeRecord(id memex.ID, v []byte) (record, error) {
 		return record{}, fmt.Errorf("metadata codec %d: %w", v[0], memex.ErrCorrupt)
 	}
 	var sr storedRecord
-	if err := gojson.Unmarshal(js, &sr); err != nil {
+	if err := unmarshalRecord(js, &sr); err != nil {
 		return record{}, fmt.Errorf("metadata: %v: %w", err, memex.ErrCorrupt)
 	}
 	r.Entry = sr.Entry
@@ -136,6 +136,17 @@ func (s *Store) aliasIDs(ctx context.Context, alias string) ([]memex.ID, error) 
 		return nil
 	})
 	return ids, err
+}
+
+// unmarshalRecord decodes a record's JSON. A damaged record must come out
+// as an error that verify reports, never as a panic of the decoder.
+func unmarshalRecord(js []byte, sr *storedRecord) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decode: %v", p)
+		}
+	}()
+	return gojson.Unmarshal(js, sr)
 }
 
 // Body streams the exact content of entry id. The caller must Close it.

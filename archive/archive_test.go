@@ -682,9 +682,10 @@ func TestFreeSpaceIsCachedOnlyWithRoomToSpare(t *testing.T) {
 }
 
 // putV1 writes an entry as schema version 1 laid it out: a JSON record
-// with the hash in hex, the body in chunks with a chunk table, a content
-// hash key and a reference, whatever the body's size.
-func putV1(t *testing.T, s *Store, e memex.Entry, body []byte) memex.Entry {
+// with the hash in hex (and, in its first form, the entry's ID too), the
+// body in chunks with a chunk table, a content hash key and a reference,
+// whatever the body's size.
+func putV1(t *testing.T, s *Store, e memex.Entry, body []byte, withID bool) memex.Entry {
 	t.Helper()
 	sum := sha256.Sum256(body)
 	e.Hash = "sha256:" + hex.EncodeToString(sum[:])
@@ -718,9 +719,12 @@ func putV1(t *testing.T, s *Store, e memex.Entry, body []byte) memex.Entry {
 	}
 	v1 := struct {
 		memex.Entry
-		ID   *struct{} `json:"id,omitempty"`
+		ID   *memex.ID `json:"id,omitempty"`
 		Body *memex.ID `json:"body,omitempty"`
 	}{Entry: e}
+	if withID {
+		v1.ID = &e.ID
+	}
 	if bodyID != e.ID {
 		v1.Body = &bodyID
 	}
@@ -758,7 +762,7 @@ func TestVersion1StoreIsReadAndUpgraded(t *testing.T) {
 	var v1 []memex.Entry
 	for i, body := range bodies {
 		e := memex.Entry{ID: memex.NewID(t0), Created: t0, Session: "old", Aliases: []string{fmt.Sprint("v1-", i)}}
-		v1 = append(v1, putV1(t, s, e, body))
+		v1 = append(v1, putV1(t, s, e, body, i%2 == 0))
 	}
 	s.Close()
 

@@ -87,8 +87,10 @@ type record struct {
 // case). The hash is stored in binary beside the JSON.
 type storedRecord struct {
 	memex.Entry
-	ID   *struct{} `json:"id,omitempty"` // shadows Entry.ID: never written
-	Body *memex.ID `json:"body,omitempty"`
+	// ID shadows Entry.ID: never written, and ignored when read (the
+	// first version 1 records carried it; the key holds it).
+	ID   json.RawMessage `json:"id,omitempty"`
+	Body *memex.ID       `json:"body,omitempty"`
 	// Hash shadows Entry.Hash: only version 1 records carry it here, in hex.
 	Hash string `json:"hash,omitempty"`
 }

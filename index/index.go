@@ -132,7 +132,9 @@ func (ix *Index) open() (bleve.Index, error) {
 	}
 	bi, err := bleve.OpenUsing(ix.dir, nil)
 	if err != nil {
-		return nil, fmt.Errorf("index: open %s: %v (run `memex reindex` to rebuild it): %w", ix.dir, err, memex.ErrSchema)
+		// An index of an older memex may not even parse (bleve then quotes
+		// its whole mapping): say so in one line.
+		return nil, fmt.Errorf("index: open %s: %s: run `memex reindex` to rebuild it: %w", ix.dir, truncate(firstLine(err.Error()), 160), memex.ErrSchema)
 	}
 	v, err := bi.GetInternal(schemaKey)
 	if err != nil || string(v) != SchemaVersion {

@@ -142,28 +142,19 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		entries = append(entries, e)
 	}
 	tail := strings.Join(missingLines, "")
-	used, err := allocate(ctx, items, budget, tail)
+	rd, used, err := allocate(ctx, items, budget, tail)
 	if err != nil {
 		return Result{}, err
 	}
-	var sb strings.Builder
 	for i, it := range items {
-		content, wins, om := it.render()
-		sb.WriteString(it.header)
-		sb.WriteByte('\n')
-		sb.WriteString(content)
-		if content != "" && !strings.HasSuffix(content, "\n") {
-			sb.WriteByte('\n')
-		}
-		e := entries[i]
+		r, e := rd.items[i], entries[i]
 		res.Items = append(res.Items, Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
-			Complete: len(om) == 0, Content: content, Omitted: om, Windows: wins,
+			Complete: len(r.omitted) == 0, Content: r.content, Omitted: r.omitted, Windows: r.windows,
 		})
 	}
-	sb.WriteString(tail)
-	res.Text = sb.String()
-	// allocate counted this very rendering (renderAll + tail) exactly.
+	// allocate counted this very text exactly.
+	res.Text = rd.text + tail
 	res.Used = used
 	return res, nil
 }
@@ -251,27 +242,28 @@ func missingLine(ref string, err error) string {
 
 // allocate plans every item's windows so that the whole rendering (headers,
 // contents, the missing-reference lines in tail) fits budget, and returns
-// that rendering's exact token count; doc.go states the rule.
-func allocate(ctx context.Context, items []*item, budget int, tail string) (int, error) {
+// the items' rendering and the exact token count of it with tail; doc.go
+// states the rule.
+func allocate(ctx context.Context, items []*item, budget int, tail string) (rendering, int, error) {
 	tailCost := count(tail)
 	mins := make([]int, len(items))
 	need := tailCost
 	for i, it := range items {
 		if !it.plan(0, true) {
-			return 0, fmt.Errorf("deref: entry %s: nothing to show: %w", it.id, memex.ErrBudgetTooSmall)
+			return rendering{}, 0, fmt.Errorf("deref: entry %s: nothing to show: %w", it.id, memex.ErrBudgetTooSmall)
 		}
 		mins[i] = it.cost(it.ivs, it.cut)
 		need += mins[i]
 	}
 	if budget < need {
-		return 0, fmt.Errorf("deref: a budget of %d tokens cannot show %s: need at least %d: %w",
+		return rendering{}, 0, fmt.Errorf("deref: a budget of %d tokens cannot show %s: need at least %d: %w",
 			budget, plural(len(items), "entry"), need, memex.ErrBudgetTooSmall)
 	}
 	// Max-min fair shares of what is left above the minimums.
 	alloc := fairShare(items, mins, budget-need)
 	for round := 0; round < 8; round++ {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return rendering{}, 0, err
 		}
 		used := tailCost
 		for i, it := range items {
@@ -293,9 +285,10 @@ func allocate(ctx context.Context, items []*item, budget int, tail string) (int,
 			alloc[i] = before + slack
 			slack -= after - before
 		}
-		total := count(renderAll(items) + tail)
+		rd := renderAll(items)
+		total := count(rd.text + tail)
 		if total <= budget {
-			return total, nil
+			return rd, total, nil
 		}
 		// Token counts of lines almost always add up to at least the count
 		// of their concatenation; when they do not, take the excess from
@@ -314,26 +307,43 @@ func allocate(ctx context.Context, items []*item, budget int, tail string) (int,
 	for _, it := range items {
 		it.plan(0, true)
 	}
-	total := count(renderAll(items) + tail)
+	rd := renderAll(items)
+	total := count(rd.text + tail)
 	if total > budget {
-		return 0, fmt.Errorf("deref: cannot fit %s in %d tokens: %w", plural(len(items), "entry"), budget, memex.ErrBudgetTooSmall)
+		return rendering{}, 0, fmt.Errorf("deref: cannot fit %s in %d tokens: %w", plural(len(items), "entry"), budget, memex.ErrBudgetTooSmall)
 	}
-	return total, nil
+	return rd, total, nil
 }
 
-// renderAll is the text rendering of the items without the missing lines.
-func renderAll(items []*item) string {
+// rendering is the text of a deref's items (without the missing lines)
+// and, per item, what it shows.
+type rendering struct {
+	text  string
+	items []renderedItem
+}
+
+type renderedItem struct {
+	content string
+	windows []Window
+	omitted []Omitted
+}
+
+// renderAll renders every item under its header.
+func renderAll(items []*item) rendering {
 	var sb strings.Builder
-	for _, it := range items {
-		content, _, _ := it.render()
+	rd := rendering{items: make([]renderedItem, len(items))}
+	for i, it := range items {
+		r := &rd.items[i]
+		r.content, r.windows, r.omitted = it.render()
 		sb.WriteString(it.header)
 		sb.WriteByte('\n')
-		sb.WriteString(content)
-		if content != "" && !strings.HasSuffix(content, "\n") {
+		sb.WriteString(r.content)
+		if r.content != "" && !strings.HasSuffix(r.content, "\n") {
 			sb.WriteByte('\n')
 		}
 	}
-	return sb.String()
+	rd.text = sb.String()
+	return rd
 }
 
 // fairShare splits extra tokens over items above their minimums, max-min

@@ -382,9 +382,9 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 	}
 	text := sumText + dtext
 	// Counts of parts add up to at least the count of the whole in
-	// practice; should they not, drop lines from the end.
-	for summarize.CountString(text) > budget {
-		text = text[:strings.LastIndexByte(text[:len(text)-1], '\n')+1]
+	// practice; should they not, cut the end.
+	if summarize.CountString(text) > budget {
+		text = headFit(text, budget)
 	}
 	return text, n, nil
 }

@@ -53,37 +53,22 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 // dropBodyRef adds to b the deletion of entry r's reference to its chunked
 // body, and of the body itself when no other entry references it.
 func (s *Store) dropBodyRef(ctx context.Context, b *pebble.Batch, r record) error {
-	id := r.ID
-	_ = b.Delete(refKey(r.Body, id), nil)
-	others := false
-	refs := idKey(prefixRef, r.Body)
-	err := s.scanPrefix(ctx, refs, func(k, _ []byte) error {
-		if trailingID(k) != id {
-			others = true
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	_ = b.Delete(refKey(r.Body, r.ID), nil)
+	others, err := s.referenced(ctx, r.Body, r.ID)
+	if err != nil || others {
 		return err
 	}
-	if !others && r.Body != id {
+	if r.Body != r.ID {
 		// A body inline in its first entry's record lives as long as
 		// that entry does.
 		if owner, err := s.getRecord(r.Body); err == nil && owner.hasInline {
 			return nil
 		}
 	}
-	if !others {
-		lo := idKey(prefixChunk, r.Body)
-		_ = b.DeleteRange(lo, prefixEnd(lo), nil)
-		_ = b.Delete(idKey(prefixTable, r.Body), nil)
-		if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil {
-			if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, r.Body[:]) {
-				_ = b.Delete(hashKey(sum), nil)
-			}
-		}
-	}
+	lo := idKey(prefixChunk, r.Body)
+	_ = b.DeleteRange(lo, prefixEnd(lo), nil)
+	_ = b.Delete(idKey(prefixTable, r.Body), nil)
+	s.dropHashKey(b, r.Hash, r.Body)
 	return nil
 }
 
@@ -92,12 +77,8 @@ func (s *Store) dropBodyRef(ctx context.Context, b *pebble.Batch, r record) erro
 // moves to a chunk of its own under r's ID (where their references and the
 // hash key already point); otherwise its hash key goes.
 func (s *Store) dropInline(ctx context.Context, b *pebble.Batch, r record) error {
-	others := false
-	err := s.scanPrefix(ctx, idKey(prefixRef, r.ID), func(_, _ []byte) error {
-		others = true
-		return errStop
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	others, err := s.referenced(ctx, r.ID, r.ID)
+	if err != nil {
 		return err
 	}
 	if others {
@@ -106,12 +87,36 @@ func (s *Store) dropInline(ctx context.Context, b *pebble.Batch, r record) error
 		_ = b.Set(idKey(prefixTable, r.ID), encodeTable([]uint32{uint32(len(r.inline))}, []uint32{nl}), nil)
 		return nil
 	}
-	if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil {
-		if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, r.ID[:]) {
-			_ = b.Delete(hashKey(sum), nil)
-		}
-	}
+	s.dropHashKey(b, r.Hash, r.ID)
 	return nil
+}
+
+// referenced says whether an entry other than id references body.
+func (s *Store) referenced(ctx context.Context, body, id memex.ID) (bool, error) {
+	others := false
+	err := s.scanPrefix(ctx, idKey(prefixRef, body), func(k, _ []byte) error {
+		if trailingID(k) != id {
+			others = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return false, err
+	}
+	return others, nil
+}
+
+// dropHashKey adds to b the deletion of the content-hash key of hash when
+// it names body.
+func (s *Store) dropHashKey(b *pebble.Batch, hash string, body memex.ID) {
+	sum, err := hex.DecodeString(trimHash(hash))
+	if err != nil {
+		return
+	}
+	if v, err := s.get(hashKey(sum)); err == nil && bytes.Equal(v, body[:]) {
+		_ = b.Delete(hashKey(sum), nil)
+	}
 }
 
 var errStop = errors.New("stop")

@@ -384,6 +384,84 @@ func TestFailedRunIsAnError(t *testing.T) {
 	}
 }
 
+// TestNewestRunFirst: runs of one command come newest first, in the
+// places the ranking gave them; other hits keep their places.
+func TestNewestRunFirst(t *testing.T) {
+	f := newFixture(t, nil)
+	run := func(name, content string) entry {
+		return entry{name: name, project: "p3", session: "s6", tool: "bash", kind: memex.KindTool,
+			input: "make zorblat", summary: "bash: make zorblat", content: content}
+	}
+	// BM25 ranks the oldest run first: its output says zorblat most.
+	f.add(t,
+		run("first", "zorblat zorblat zorblat zorblat built"),
+		run("second", "zorblat built again"),
+		entry{name: "other", project: "p3", session: "s6", tool: "bash", kind: memex.KindTool,
+			input: "make zorblat-docs", summary: "bash: make zorblat-docs", content: "docs"},
+		run("third", "nothing new"),
+	)
+	res, err := f.ix.Search(context.Background(), Query{Text: "zorblat", Project: "p3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[memex.ID]string{}
+	for n, id := range f.ids {
+		byID[id] = n
+	}
+	var got []string
+	score := map[string]float64{}
+	for _, h := range res.Hits {
+		got = append(got, byID[h.ID])
+		score[byID[h.ID]] = h.Score
+	}
+	if !(score["first"] > score["second"] && score["second"] > score["third"]) {
+		t.Fatalf("fixture: scores %v should rank the oldest run first", score)
+	}
+	var runs []string
+	for _, n := range got {
+		if n != "other" {
+			runs = append(runs, n)
+		}
+	}
+	if want := []string{"third", "second", "first"}; !reflect.DeepEqual(runs, want) {
+		t.Errorf("hits %v, want runs %v (newest first)", got, want)
+	}
+	for i, h := range res.Hits {
+		if byID[h.ID] != "other" {
+			continue
+		}
+		// other keeps its rank: as many hits above it score higher.
+		above := 0
+		for _, s := range score {
+			if s > h.Score {
+				above++
+			}
+		}
+		if i != above {
+			t.Errorf("other at %d in %v, its score ranks it %d", i, got, above)
+		}
+	}
+}
+
+func TestNewestRunsFirstPlaces(t *testing.T) {
+	ids := map[int]memex.ID{}
+	id := func(n int) memex.ID {
+		if _, ok := ids[n]; !ok {
+			ids[n] = memex.NewID(t0.Add(time.Duration(n) * time.Minute))
+		}
+		return ids[n]
+	}
+	hits := []Hit{{ID: id(1)}, {ID: id(9)}, {ID: id(3)}, {ID: id(5)}, {ID: id(7)}}
+	runs := []string{"a", "", "a", "b", "a"}
+	newestRunsFirst(hits, runs)
+	want := []memex.ID{id(7), id(9), id(3), id(5), id(1)}
+	for i := range hits {
+		if hits[i].ID != want[i] {
+			t.Fatalf("got %v, want %v", hits, want)
+		}
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	f := newFixture(t, nil)
 	for _, q := range []Query{

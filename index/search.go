@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,6 +150,7 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 		c.phrases = append(c.phrases, newPhraseMatcher(ph))
 	}
 	res := Result{Hits: []Hit{}}
+	var runs []string // runs[i] is res.Hits[i]'s checked.run
 	var gone []memex.ID
 	defer func() {
 		if len(gone) > 0 {
@@ -207,9 +209,11 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 					res.Partial = true
 					if !c.check {
 						res.Hits = append(res.Hits, o.hit)
+						runs = append(runs, o.run)
 					}
 				case o.outcome == hitKeep:
 					res.Hits = append(res.Hits, o.hit)
+					runs = append(runs, o.run)
 				}
 			}
 		}
@@ -223,7 +227,39 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (R
 		// Every candidate was checked: the count is exact.
 		res.Total = uint64(len(res.Hits))
 	}
+	newestRunsFirst(res.Hits, runs)
 	return res, nil
+}
+
+// newestRunsFirst reorders the hits that are runs of one command (same
+// tool, same input) newest first, in the places the ranking gave them: a
+// command asked about is most often wanted as it last ran, and BM25 ranks
+// its runs by incidental differences of their outputs. The other hits keep
+// their places. runs[i] names hits[i]'s command, "" for no tool run.
+func newestRunsFirst(hits []Hit, runs []string) {
+	var groups map[string][]int
+	for i, r := range runs {
+		if r == "" {
+			continue
+		}
+		if groups == nil {
+			groups = map[string][]int{}
+		}
+		groups[r] = append(groups[r], i)
+	}
+	for _, at := range groups {
+		if len(at) < 2 {
+			continue
+		}
+		g := make([]Hit, len(at))
+		for k, i := range at {
+			g[k] = hits[i]
+		}
+		slices.SortStableFunc(g, func(a, b Hit) int { return b.ID.Compare(a.ID) })
+		for k, i := range at {
+			hits[i] = g[k]
+		}
+	}
 }
 
 // phrasePage is the least number of candidates fetched at once for a
@@ -243,6 +279,7 @@ const (
 // checked is a candidate after checker.one.
 type checked struct {
 	hit     Hit
+	run     string // the tool and command of a tool run, for newestRunsFirst
 	outcome outcome
 	err     error
 }
@@ -313,10 +350,14 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	}
 	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
 	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
+	var run string
+	if e.Kind == memex.KindTool && strings.TrimSpace(e.Input) != "" {
+		run = e.Tool + "\x00" + strings.TrimSpace(e.Input)
+	}
 	input := []byte(firstLine(e.Input))
 	if ix.opts.Content == nil || (len(c.terms) == 0 && !c.check) {
 		h.Snippet = snippetOf(input, c.terms)
-		return checked{hit: h, outcome: hitKeep}
+		return checked{hit: h, run: run, outcome: hitKeep}
 	}
 	if ctx.Err() != nil {
 		return late(nil)
@@ -341,7 +382,7 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	if h.Snippet == "" {
 		h.Snippet = snippetOf(input, c.terms)
 	}
-	return checked{hit: h, outcome: hitKeep}
+	return checked{hit: h, run: run, outcome: hitKeep}
 }
 
 // buffer holds one candidate's content while it is checked; buffers are

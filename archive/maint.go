@@ -182,9 +182,10 @@ func (s *Store) ClearPending(ctx context.Context, ids ...memex.ID) error {
 	return nil
 }
 
-// Problem is one defect found by Verify.
+// Problem is one defect found by Verify. A damaged store file that stops
+// the scan of the entries is a Problem without ID.
 type Problem struct {
-	ID      memex.ID `json:"id"`
+	ID      memex.ID `json:"id,omitzero"`
 	Message string   `json:"message"`
 }
 
@@ -232,6 +233,12 @@ func (s *Store) Verify(ctx context.Context, fn func(Problem)) (int, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, memex.ErrCorrupt) && ctx.Err() == nil {
+		// Pebble cannot read past a damaged block: say how far the
+		// check got; the entries after it are unchecked.
+		fn(Problem{Message: fmt.Sprintf("the check stopped after %d of the entries: %v; the ones after are unreadable", n, err)})
+		return n, nil
+	}
 	if err != nil {
 		return n, fmt.Errorf("archive: verify: %w", err)
 	}

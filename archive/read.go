@@ -305,7 +305,7 @@ func (b *bodyReader) decodeNext(dst []byte) ([]byte, error) {
 		return dst, fmt.Errorf("archive: read %s: chunk %d missing: %w", b.id, i, memex.ErrCorrupt)
 	}
 	if err != nil {
-		return dst, fmt.Errorf("archive: read %s: %w", b.id, err)
+		return dst, fmt.Errorf("archive: read %s: %w", b.id, dbErr(err))
 	}
 	// The decoder's memory limit counts what dst already holds, so a chunk
 	// decodes on its own (into a pooled buffer when dst is not empty).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,6 +87,12 @@ func Open(dir string, opts *Options) (*Store, error) {
 		// A small memtable keeps the write-ahead log that the next process
 		// must replay at open short: a cold CLI call pays for that replay.
 		MemTableSize: 8 << 20,
+		// A damaged block is an error of the read that meets it (verify
+		// reports it, other commands fail with it), not a crash: Pebble's
+		// default calls the logger's Fatalf.
+		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+			o.Logger.Debug("damaged store file", "path", info.Path, "err", firstLine(info.Details.Error()))
+		}},
 	}
 	po.Levels[0].BlockSize = BlockSize // deeper levels inherit it
 	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings {
@@ -275,7 +282,7 @@ func (s *Store) get(key []byte) ([]byte, error) {
 		return nil, memex.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, dbErr(err)
 	}
 	out := append([]byte(nil), v...)
 	return out, closer.Close()
@@ -299,14 +306,32 @@ func (s *Store) scanRange(ctx context.Context, lo, hi []byte, fn func(k, v []byt
 		v, err := it.ValueAndErr()
 		if err != nil {
 			it.Close()
-			return err
+			return dbErr(err)
 		}
 		if err := fn(it.Key(), v); err != nil {
 			it.Close()
 			return err
 		}
 	}
-	return errors.Join(it.Error(), it.Close())
+	return dbErr(errors.Join(it.Error(), it.Close()))
+}
+
+// dbErr turns Pebble's report of a damaged file (a checksum mismatch, a
+// truncated block) into one line wrapping memex.ErrCorrupt; Pebble's own
+// message carries stack traces and detail lines.
+func dbErr(err error) error {
+	if err == nil || !pebble.IsCorruptionError(err) {
+		return err
+	}
+	return fmt.Errorf("damaged store file: %s: %w", firstLine(err.Error()), memex.ErrCorrupt)
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func (s *Store) scanPrefix(ctx context.Context, prefix []byte, fn func(k, v []byte) error) error {

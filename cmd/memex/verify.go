@@ -26,7 +26,11 @@ sha256 against its metadata. Prints each problem and exits 1 if there is any.`,
 			n, err := s.Verify(c.Context(), func(p archive.Problem) {
 				problems = append(problems, p)
 				if !asJSON {
-					fmt.Fprintf(a.stdout, "%s: %s\n", p.ID, p.Message)
+					where := "store"
+					if !p.ID.IsZero() {
+						where = p.ID.String()
+					}
+					fmt.Fprintf(a.stdout, "%s: %s\n", where, p.Message)
 				}
 			})
 			if err != nil {

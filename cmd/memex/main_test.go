@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/gofrs/flock"
@@ -270,5 +273,43 @@ func TestAddAndRunRedactSecrets(t *testing.T) {
 	run(t, home, []byte(secret+"\n"), "add", "--no-redact", "--alias", "raw")
 	if s := run(t, home, nil, "show", "raw"); s.stdout != secret+"\n" {
 		t.Fatalf("--no-redact changed the content: %q", s.stdout)
+	}
+}
+
+// TestRunForwardsTermination: a SIGTERM sent to memex run's own process
+// (as a supervisor stopping a tool by PID does) stops the command, and its
+// output and status 128+15 are still archived.
+func TestRunForwardsTermination(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(memexBin, "--home", home, "run", "--alias", "stopped", "--",
+		"sh", "-c", "echo started; exec sleep 60")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "started\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+15 {
+		t.Fatalf("memex run ended with %v, want exit 143; stderr %s", err, stderr.String())
+	}
+	r := run(t, home, nil, "show", "stopped", "--json")
+	var e map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
+		t.Fatal(err, r.stdout, r.stderr)
+	}
+	if e["content"] != "started\n" || e["exit"].(float64) != 143 {
+		t.Fatalf("archived %v", e)
 	}
 }

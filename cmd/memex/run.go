@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -36,7 +37,11 @@ log out of its context and still has every byte of it by ID.
 
 The output is spooled to a file under $MEMEX_HOME/spool while the command runs, so a
 long command never holds the store; if archiving fails the spool file is kept and
-named.`,
+named.
+
+SIGINT, SIGTERM and SIGHUP sent to memex are passed on to CMD (a Ctrl-C typed at the
+terminal reaches CMD directly and is not sent twice); what CMD printed until then is
+archived with its status, 128+N for signal N.`,
 		Example: `  memex run --quiet -- go test ./...
   memex run -- make lint
   memex run --session fix-auth --alias last-test -- pytest -x tests/`,
@@ -94,6 +99,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		return &exitStatus{code: 127}
 	}
 	pw.Close()
+	stopForwarding := forwardSignals(cmd.Process)
 	var sink io.Writer = spool
 	if !o.quiet && !o.json {
 		sink = io.MultiWriter(spool, a.stdout)
@@ -103,6 +109,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	_, copyErr := io.Copy(sink, pr)
 	pr.Close()
 	waitErr := cmd.Wait()
+	stopForwarding()
 	code := exitCodeOf(cmd.ProcessState, waitErr)
 	if copyErr != nil {
 		keep = true
@@ -159,6 +166,32 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 			e.ID, e.DisplaySummary(), e.Tokens, e.ID)
 	}
 	return &exitStatus{code: code}
+}
+
+// forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to
+// the command while it runs, so that a supervisor stopping memex by its
+// PID stops the command too, and its output and status (128+N) are still
+// archived. A Ctrl-C typed at the terminal already reached the command
+// (the terminal signals the whole foreground process group), so SIGINT is
+// not sent twice then. The returned func stops forwarding.
+func forwardSignals(p *os.Process) func() {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for sig := range sigs {
+			if sig == syscall.SIGINT && terminalSignalsUs() {
+				continue
+			}
+			_ = p.Signal(sig)
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(sigs)
+		<-done
+	}
 }
 
 // exitCodeOf is the shell's view of a finished process: its exit status,

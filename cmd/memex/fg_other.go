@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+// terminalSignalsUs: without process groups to ask about, a signal is
+// always forwarded.
+func terminalSignalsUs() bool { return false }

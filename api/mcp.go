@@ -108,18 +108,15 @@ func (s *Server) mcpHandler() http.Handler {
 
 // ServeStdio serves the MCP tools over in and out (newline-delimited
 // JSON-RPC, as hosts that spawn servers speak it) until the peer closes in
-// or ctx is done.
+// or ctx is done. A line that is not JSON-RPC is answered with an error and
+// skipped; the requests read before in ends are answered before it returns.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	err := s.mcpServer().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
+	err := s.mcpServer().Run(ctx, stdioTransport(in, out))
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 func textResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

@@ -52,7 +52,7 @@ func ProxyStdio(ctx context.Context, endpoint, token, session string, in io.Read
 			return cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
 		})
 	}
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
+	err = srv.Run(ctx, stdioTransport(in, out))
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}

@@ -96,3 +96,26 @@ func TestMCPStdioForwardsToServer(t *testing.T) {
 		t.Fatalf("context through the server: %v %q", isErr, text)
 	}
 }
+
+// TestMCPStdioBadLine: memex mcp answers a line that is not JSON with a
+// parse error and goes on; it answers every request read before stdin
+// closes and exits 0.
+func TestMCPStdioBadLine(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`garbage`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n") + "\n"
+	r := run(t, t.TempDir(), []byte(in), "mcp")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("memex mcp: %+v", r)
+	}
+	for _, want := range []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`, `{"jsonrpc":"2.0","id":1,"result":`,
+		`{"jsonrpc":"2.0","id":2,"result":`, `{"jsonrpc":"2.0","id":3,"result":{}}`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %s in\n%s", want, r.stdout)
+		}
+	}
+}

@@ -394,10 +394,16 @@ func imageRef(b *ccBlock) string {
 
 var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
 
-// exitStatus: is_error true is a failure (the "Exit code N" a shell
-// result starts with when there is one, else 1); false, or a structured
-// toolUseResult, is 0; a string toolUseResult means the tool failed or was
-// rejected; otherwise unknown.
+// exitStatus reads a tool result's exit status. The host marks a failure
+// with is_error true on the tool_result block (a shell result then starts
+// with "Exit code N" when the command ran: N, else 1); is_error false, or a
+// structured toolUseResult, is success. CLI 1.0.x leaves is_error out on
+// success and gives some tools (LS) a plain-string toolUseResult holding
+// the output itself, so a string toolUseResult is a failure only in the
+// shapes the host writes for failed and rejected calls ("Error: …",
+// "<tool_use_error>…", "The user doesn't want to …"). Every failure in the
+// sample transcripts also has is_error true; those shapes only cover a
+// build that leaves it out. Otherwise the status is unknown.
 func exitStatus(tool string, isError *bool, tur json.RawMessage, body string) *int {
 	if isError != nil && *isError {
 		if m := exitCodeRE.FindStringSubmatch(body); m != nil {
@@ -410,15 +416,29 @@ func exitStatus(tool string, isError *bool, tur json.RawMessage, body string) *i
 	if isError != nil {
 		return memex.IntPtr(0)
 	}
+	if strings.HasPrefix(body, "<tool_use_error>") {
+		return memex.IntPtr(1)
+	}
 	if len(tur) > 0 {
 		switch tur[0] {
 		case '{':
 			return memex.IntPtr(0)
 		case '"':
+			var s string
+			if json.Unmarshal(tur, &s) == nil && !failureText(s) {
+				return memex.IntPtr(0)
+			}
 			return memex.IntPtr(1)
 		}
 	}
 	return nil
+}
+
+// failureText reports whether a string toolUseResult has the shape the
+// host writes for a failed or rejected tool call rather than its output.
+func failureText(s string) bool {
+	return strings.HasPrefix(s, "Error:") || strings.HasPrefix(s, "<tool_use_error>") ||
+		strings.HasPrefix(s, "The user doesn't want to ")
 }
 
 func subagentID(tur json.RawMessage) string {

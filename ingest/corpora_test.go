@@ -75,6 +75,11 @@ func TestClaudeCodeCorpora(t *testing.T) {
 				if e.Kind != memex.KindTool {
 					t.Errorf("%s: kind %s", id, e.Kind)
 				}
+				// Every failure in the samples has is_error true; a
+				// non-zero exit anywhere else is a success misread.
+				if failed := e.Exit != nil && *e.Exit != 0; failed != (b["is_error"] == true) {
+					t.Errorf("%s (%s): exit %s, is_error %v", id, e.Tool, fmtExit(e.Exit), b["is_error"])
+				}
 				switch c := b["content"].(type) {
 				case string:
 					checkBody(t, id, body, c)

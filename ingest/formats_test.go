@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +101,69 @@ func TestClaudeCodeFixture(t *testing.T) {
 	if _, b := sink.byAlias(t, "agent-a1b2c3#0"); b != "parser.go\nparser_test.go" {
 		t.Errorf("subagent body %q", b)
 	}
+}
+
+// TestClaudeCode10Exit reads tool results from CLI 1.0.x transcripts
+// (lines copied from the shared corpora): LS there has a plain-string
+// toolUseResult holding the listing and no is_error, which is a success;
+// a failed Edit has is_error true and an "Error: …" string.
+func TestClaudeCode10Exit(t *testing.T) {
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: ClaudeCode, Paths: []string{"testdata/claude-1.0"}})
+	if rep.Files != 2 || len(warns) != 0 {
+		t.Fatalf("report %+v warnings %q", rep, warns)
+	}
+	ls, body := sink.byAlias(t, "toolu_01T5E4HLptRjueQLGKCpSzZD")
+	if ls.Tool != "LS" || !strings.HasPrefix(body, "- /Users/dain/workspace/claude-code-log/\n") {
+		t.Errorf("LS entry %q body %.60q", ls.Tool, body)
+	}
+	if ls.Exit == nil || *ls.Exit != 0 {
+		t.Errorf("LS exit %s, want 0: a string toolUseResult is the output, not a failure", fmtExit(ls.Exit))
+	}
+	edit, body := sink.byAlias(t, "toolu_01J2W1ayDBZZGv1F6SVFz3HD")
+	if edit.Exit == nil || *edit.Exit != 1 || !strings.HasPrefix(body, "<tool_use_error>String to replace not found") {
+		t.Errorf("failed Edit exit %s body %.60q", fmtExit(edit.Exit), body)
+	}
+}
+
+func TestClaudeExitStatus(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name    string
+		isError *bool
+		tur     string
+		body    string
+		want    *int
+	}{
+		{"is_error with exit code", &yes, `"Error: Exit code 127"`, "Exit code 127\n/bin/bash: pytest: command not found", memex.IntPtr(127)},
+		{"is_error without exit code", &yes, `"Error: File has not been read yet."`, "<tool_use_error>File has not been read yet.</tool_use_error>", memex.IntPtr(1)},
+		{"is_error false", &no, "", "ok", memex.IntPtr(0)},
+		{"structured result", nil, `{"stdout":"ok"}`, "ok", memex.IntPtr(0)},
+		{"string result is the output", nil, `"- /p/\n  - a.go\n"`, "- /p/\n  - a.go\n", memex.IntPtr(0)},
+		{"string result is an error", nil, `"Error: String to replace not found in file."`, "String to replace not found in file.", memex.IntPtr(1)},
+		{"string result is a rejection", nil, `"The user doesn't want to take this action right now."`, "The user doesn't want to take this action right now.", memex.IntPtr(1)},
+		{"tool_use_error result", nil, "", "<tool_use_error>File does not exist.</tool_use_error>", memex.IntPtr(1)},
+		{"nothing to go by", nil, "", "ok", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tur json.RawMessage
+			if tt.tur != "" {
+				tur = json.RawMessage(tt.tur)
+			}
+			got := exitStatus("", tt.isError, tur, tt.body)
+			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+				t.Errorf("exit %v, want %v", fmtExit(got), fmtExit(tt.want))
+			}
+		})
+	}
+}
+
+func fmtExit(p *int) string {
+	if p == nil {
+		return "unknown"
+	}
+	return strconv.Itoa(*p)
 }
 
 func TestCodexFixture(t *testing.T) {

@@ -144,12 +144,28 @@ func listSome(items []string, n int) string {
 	return strings.Join(items[:n], ", ") + ", +" + strconv.Itoa(len(items)-n) + " more"
 }
 
+// toolUseError starts the result of a Claude Code tool call the host
+// refused to run or that failed ("<tool_use_error>String to replace not
+// found in file.</tool_use_error>").
+const toolUseError = "<tool_use_error>"
+
 var reEditTarget = regexp.MustCompile(`(?:The file (\S+) has been (?:updated|edited)|File created successfully at: (\S+)|Applied (\d+) edits? to (\S+?):|has been (?:created|written|overwritten)[^/]*(\S+))`)
 
 func editResult(d *doc) string {
 	verb := "edited"
 	if d.written != "" || d.isTool("write", "write_file", "create_file") {
 		verb = "wrote"
+	}
+	if d.exit != nil && *d.exit != 0 || strings.HasPrefix(d.text, toolUseError) {
+		// The edit was not made: the arguments say what was meant, the
+		// output why it did not happen.
+		if l := firstLine([]byte(strings.TrimPrefix(d.text, toolUseError))); l != "" {
+			return strings.TrimSuffix(l, "</tool_use_error>")
+		}
+		if verb == "wrote" {
+			return "write failed"
+		}
+		return "edit failed"
 	}
 	file := d.file
 	out := d.text
@@ -177,7 +193,7 @@ func editResult(d *doc) string {
 		s += ": " + plural(countLines(d.written), "line")
 	}
 	low := strings.ToLower(out)
-	if d.exit != nil && *d.exit != 0 || strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "not found") {
+	if strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "not found") {
 		if l := firstLine([]byte(out)); l != "" && !reEditTarget.MatchString(l) {
 			s += "; " + l
 		}

@@ -113,6 +113,16 @@ func TestShapes(t *testing.T) {
 		{"pytest short summary", Input{Input: "pytest -q", Head: []byte(
 			"..F.\n=========================== short test summary info ============================\nFAILED tests/test_a.py::TestA::test_b - AssertionError: assert 1 == 2\n1 failed, 3 passed in 0.12s\n")},
 			[]string{"pytest: 1 failed, 3 passed", "FAIL TestA::test_b: AssertionError: assert 1 == 2"}},
+		{"sympy report sections are not failures", Input{Input: "bin/test sympy/core", Exit: exit(1), Head: []byte(
+			"============================= test process starts ==============================\n" +
+				"sympy/core/tests/test_basic.py[4] ..F.                                    [FAIL]\n\n" +
+				"___________________________ unexpectedly fast tests ____________________________\ntest_x - Took 0.001 seconds\n" +
+				"___________________________ a section of a later runner ________________________\n" +
+				"________________________________________________________________________________\n" +
+				"_________________ sympy/core/tests/test_basic.py::test_subs ___________________\n" +
+				"Traceback (most recent call last):\n  File \"/r/sympy/core/tests/test_basic.py\", line 9, in test_subs\n    assert b.subs(x, 1) == 2\nAssertionError\n\n" +
+				"============= tests finished: 3 passed, 1 failed, in 0.10 seconds ==============\nDO *NOT* COMMIT!\n")},
+			[]string{"sympy test: 3 passed, 1 failed", "FAIL test_basic.py::test_subs: AssertionError"}},
 		{"cargo test", Input{Input: "cargo test", Head: []byte(
 			"running 2 tests\ntest tests::ok ... ok\ntest tests::bad ... FAILED\n\nfailures:\n\n---- tests::bad stdout ----\nthread 'tests::bad' panicked at src/lib.rs:10:9:\nassertion `left == right` failed\n\nfailures:\n    tests::bad\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n")},
 			[]string{"cargo test: 1 failed, 1 passed", "FAIL tests::bad: assertion `left == right` failed at src/lib.rs:10:9"}},

@@ -132,6 +132,14 @@ func pytestRun(d *doc) (testResult, bool) {
 			if name == "" || strings.HasPrefix(name, "Captured") {
 				continue
 			}
+			if isSympy && !isPytest && (i == 0 || !isRule(d.lines[i-1])) {
+				// sympy's runner draws a rule of underscores above each
+				// failure's header ("____ sympy/x/tests/test_y.py:test_z
+				// ____"); a title without one heads a report section
+				// ("slowest tests", "unexpectedly fast tests", "xpassed
+				// tests") and names no test.
+				continue
+			}
 			if r.first == "" || strings.HasSuffix(name, r.first) || strings.HasSuffix(r.first, name) {
 				if r.first == "" {
 					r.first = testName(name)
@@ -169,6 +177,12 @@ func pytestRun(d *doc) (testResult, bool) {
 		}
 	}
 	return r, true
+}
+
+// isRule reports whether l is a line of underscores only.
+func isRule(l string) bool {
+	l = strings.TrimRight(l, " \r")
+	return strings.HasPrefix(l, "___") && strings.Trim(l, "_") == ""
 }
 
 func collected(lines []string) string {

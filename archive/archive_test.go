@@ -233,8 +233,21 @@ func TestResolveAliases(t *testing.T) {
 	if !errors.Is(err, memex.ErrAmbiguous) || !strings.Contains(err.Error(), a.ID.String()) || !strings.Contains(err.Error(), b.ID.String()) {
 		t.Fatalf("ambiguous alias: %v", err)
 	}
+	if !strings.Contains(err.Error(), "narrow it with the project") {
+		t.Errorf("ambiguous across projects, no hint of the project: %v", err)
+	}
 	if id, err := s.Resolve(ctx, "shared", "p2"); err != nil || id != b.ID {
 		t.Fatalf("narrowed alias = %v, %v", id, err)
+	}
+	// Twice in one project: the project cannot narrow it, so the error
+	// does not suggest it.
+	add(t, s, memex.Entry{Project: "p2", Aliases: []string{"twice"}}, []byte("c"))
+	add(t, s, memex.Entry{Project: "p2", Aliases: []string{"twice"}}, []byte("d"))
+	for _, project := range []string{"", "p2"} {
+		_, err := s.Resolve(ctx, "twice", project)
+		if !errors.Is(err, memex.ErrAmbiguous) || strings.Contains(err.Error(), "project (") || !strings.Contains(err.Error(), "by its ID") {
+			t.Errorf("ambiguous in one project (%q): %v", project, err)
+		}
 	}
 	if _, err := s.Resolve(ctx, "nope", ""); !errors.Is(err, memex.ErrNotFound) {
 		t.Fatalf("unknown alias: %v", err)

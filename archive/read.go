@@ -115,14 +115,23 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 		return ids[0], nil
 	}
 	names := make([]string, len(ids))
+	projects := map[string]bool{}
 	for i, id := range ids {
 		names[i] = id.String()
-		if r, err := s.getRecord(id); err == nil && r.Project != "" {
-			names[i] += " (project " + r.Project + ")"
+		if r, err := s.getRecord(id); err == nil {
+			projects[r.Project] = true
+			if r.Project != "" {
+				names[i] += " (project " + r.Project + ")"
+			}
 		}
 	}
-	return memex.ID{}, fmt.Errorf("archive: alias %q names %d entries: %s; narrow it with --project: %w",
-		ref, len(ids), strings.Join(names, ", "), memex.ErrAmbiguous)
+	// A project narrows the alias only when its entries lie in several.
+	hint := "name one of them by its ID"
+	if project == "" && len(projects) > 1 {
+		hint = "narrow it with the project (--project, ?project=) or name one by its ID"
+	}
+	return memex.ID{}, fmt.Errorf("archive: alias %q names %d entries: %s; %s: %w",
+		ref, len(ids), strings.Join(names, ", "), hint, memex.ErrAmbiguous)
 }
 
 // Aliases returns the IDs an alias names, oldest first.

@@ -44,7 +44,7 @@ terminal reaches CMD directly and is not sent twice); what CMD printed until the
 archived with its status, 128+N for signal N.`,
 		Example: `  memex run --quiet -- go test ./...
   memex run -- make lint
-  memex run --session fix-auth --alias last-test -- pytest -x tests/`,
+  memex run --session fix-auth --alias auth-tests-before-fix -- pytest -x tests/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("run needs a command\nUsage: %s", c.UseLine())

@@ -35,7 +35,7 @@ with the metadata given by flags. Prints the new entry's ID.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.project, "project", "", "project the entry belongs to (default: the git repository of the current directory)")
+	f.Var(projectValue{&o.project}, "project", "project the entry belongs to (default: the git repository of the current directory)")
 	f.StringVar(&o.session, "session", "", "session the entry belongs to (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
 	f.StringVar(&o.agent, "agent", "cli", "agent that produced the entry")
 	f.StringVar(&o.kind, "kind", "", "kind: tool, reasoning, message, note, commit, ... (default note, or tool with --tool)")

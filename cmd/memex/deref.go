@@ -69,7 +69,7 @@ too small for anything useful is an error that names the minimum.
 	f := c.Flags()
 	f.IntVar(&o.budget, "budget", deref.DefaultBudget, "tokens for the whole output")
 	f.StringVar(&o.query, "query", "", "terms whose lines are shown first")
-	f.StringVar(&o.project, "project", "", "narrow aliases that name entries in several projects")
+	f.Var(projectValue{&o.project}, "project", "narrow aliases that name entries in several projects")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
 }
@@ -139,7 +139,7 @@ $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current dir
 	}
 	f := c.Flags()
 	f.StringVar(&o.session, "session", "", "the session to summarize")
-	f.StringVar(&o.project, "project", "", "the project to summarize (all its sessions)")
+	f.Var(projectValue{&o.project}, "project", "the project to summarize (all its sessions)")
 	f.StringVar(&o.before, "before", "", "only entries before this ID or alias")
 	f.IntVar(&o.budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")

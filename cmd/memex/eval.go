@@ -61,7 +61,7 @@ of the project name at a path boundary; "" with --project takes all sessions).`,
 	f := c.Flags()
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the choices among candidates")
 	f.IntVar(&o.max, "max", 0, "keep at most this many probes (a seeded sample; 0 keeps all)")
-	f.StringVar(&o.project, "project", "", "derive from every session of this project")
+	f.Var(projectValue{&o.project}, "project", "derive from every session of this project")
 	return c
 }
 

@@ -43,7 +43,7 @@ project. Asks for confirmation on a terminal; elsewhere --yes is required.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.session, "session", "", "forget every entry of this session")
-	f.StringVar(&o.project, "project", "", "forget every entry of this project")
+	f.Var(projectValue{&o.project}, "project", "forget every entry of this project")
 	f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
 	f.BoolVar(&o.json, "json", false, `print {"forgotten":N} as JSON`)
 	return c

@@ -61,7 +61,7 @@ the command returns (--no-index to leave that to the next search).`,
 		RunE: func(c *cobra.Command, args []string) error { return a.runIngest(c, o, args) },
 	}
 	f := c.Flags()
-	f.StringVar(&o.project, "project", "", "project for every session read (default: detected from each session's directory)")
+	f.Var(projectValue{&o.project}, "project", "project for every session read (default: detected from each session's directory)")
 	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are")
 	f.BoolVar(&o.full, "full", false, "read every file whole, ignoring the progress kept from earlier runs")
 	f.BoolVar(&o.noIndex, "no-index", false, "do not index the new entries now")

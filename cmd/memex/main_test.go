@@ -313,3 +313,32 @@ func TestRunForwardsTermination(t *testing.T) {
 		t.Fatalf("archived %v", e)
 	}
 }
+
+// TestProjectFlagTakesADirectory: --project accepts the directory an entry
+// was archived in (., a path, a trailing slash), standing for the project
+// add and run recorded there.
+func TestProjectFlagTakesADirectory(t *testing.T) {
+	home := t.TempDir()
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	if r := run(t, home, nil, "run", "--quiet", "--", "echo", "zanzibar"); r.code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	for _, p := range []string{repo, repo + "/", ".", "github.com/acme/api"} {
+		r := run(t, home, nil, "context", "--project", p)
+		if r.code != 0 || !strings.Contains(r.stdout, "zanzibar") {
+			t.Errorf("context --project %s: %+v", p, r)
+		}
+		r = run(t, home, nil, "search", "zanzibar", "--project", p, "--json")
+		if r.code != 0 || !strings.Contains(r.stdout, "github.com/acme/api") {
+			t.Errorf("search --project %s: %+v", p, r)
+		}
+	}
+}

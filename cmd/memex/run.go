@@ -56,7 +56,7 @@ archived with its status, 128+N for signal N.`,
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command name belongs to it
 	f.StringVar(&o.session, "session", "", "session (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
-	f.StringVar(&o.project, "project", "", "project (default: the git repository of the current directory)")
+	f.Var(projectValue{&o.project}, "project", "project (default: the git repository of the current directory)")
 	f.StringVar(&o.alias, "alias", "", "another name for the entry")
 	f.StringVar(&o.summary, "summary", "", "your own one-line summary")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not show the output; print only the closing line")

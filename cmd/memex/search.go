@@ -48,7 +48,7 @@ a result cut short says partial.`,
 	}
 	f := c.Flags()
 	f.IntVar(&o.limit, "limit", index.DefaultLimit, "hits to return")
-	f.StringVar(&o.project, "project", "", "only entries of this project")
+	f.Var(projectValue{&o.project}, "project", "only entries of this project")
 	f.StringVar(&o.session, "session", "", "only entries of this session")
 	f.StringVar(&o.agent, "agent", "", "only entries of this agent")
 	f.StringVar(&o.kind, "kind", "", "only entries of this kind")

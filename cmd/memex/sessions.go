@@ -115,7 +115,7 @@ archived and the number of compactions (points where the agent lost its context)
 			return w.Flush()
 		},
 	}
-	c.Flags().StringVar(&project, "project", "", "only sessions of this project")
+	c.Flags().Var(projectValue{&project}, "project", "only sessions of this project")
 	c.Flags().StringVar(&agent, "agent", "", "only sessions of this agent")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
 	return c

@@ -37,7 +37,7 @@ fits, else exact windows with each elided span marked (as memex deref). --json a
 	}
 	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
 	c.Flags().IntVar(&o.budget, "budget", 0, "at most N tokens: exact windows with elided spans marked (as memex deref)")
-	c.Flags().StringVar(&o.project, "project", "", "narrow an alias that names entries in several projects")
+	c.Flags().Var(projectValue{&o.project}, "project", "narrow an alias that names entries in several projects")
 	c.Flags().BoolVar(&o.json, "json", false, "print metadata and content as JSON")
 	return c
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -105,7 +107,18 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 			return err
 		}
 	}
+	if o.limit > index.MaxLimit {
+		fmt.Fprintf(a.stderr, "memex: search: --limit %d: at most %d hits are returned\n", o.limit, index.MaxLimit)
+	}
 	res, err := ix.Search(ctx, q)
+	if errors.Is(err, memex.ErrInvalid) {
+		// The query itself is malformed: a usage error, like a bad flag.
+		msg := err.Error()
+		for _, p := range []string{"index: search: ", "index: query: "} {
+			msg = strings.TrimPrefix(msg, p)
+		}
+		return usagef("search: %s", msg)
+	}
 	if err != nil {
 		return err
 	}

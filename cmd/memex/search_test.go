@@ -68,8 +68,8 @@ func TestSearchFindsWhatWasJustAdded(t *testing.T) {
 		t.Fatalf("after = %v", got)
 	}
 	r := run(t, home, nil, "search", `"unterminated`)
-	if r.code == 0 || !strings.Contains(r.stderr, "unterminated") {
-		t.Fatalf("malformed query: exit %d, %q", r.code, r.stderr)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unterminated") || strings.Contains(r.stderr, "index:") {
+		t.Fatalf("malformed query: exit %d, %q; want 2 and one plain line", r.code, r.stderr)
 	}
 }
 

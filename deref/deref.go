@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/summarize"
 )
 
 // Store is what deref reads from the archive. archive.Store satisfies it.
@@ -219,14 +220,10 @@ func header(e memex.Entry) string {
 	return s
 }
 
+// plural is summarize.Plural with thousands separators.
 func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	if strings.HasSuffix(w, "y") {
-		return commas(n) + " " + w[:len(w)-1] + "ies"
-	}
-	return commas(n) + " " + w + "s"
+	p := summarize.Plural(n, w)
+	return commas(n) + p[strings.IndexByte(p, ' '):]
 }
 
 func missingLine(ref string, err error) string {

@@ -3,6 +3,8 @@ package summarize
 import (
 	"bytes"
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -63,6 +65,41 @@ var magics = []struct {
 	{[]byte("\x28\xb5\x2f\xfd"), "zstd data"},
 	{[]byte("\x7fELF"), "ELF executable"},
 	{[]byte("SQLite format 3\x00"), "SQLite database"},
+}
+
+// Plural is n and word, plural when n is not 1: "1 line", "3 lines",
+// "2 entries".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if k := len(word) - 1; k > 0 && word[k] == 'y' && !strings.ContainsRune("aeiou", rune(word[k-1])) {
+		return strconv.Itoa(n) + " " + word[:k] + "ies"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// Commas formats n with thousands separators: "2,210".
+func Commas(n int) string {
+	if n < 0 {
+		return "-" + Commas(-n)
+	}
+	s := strconv.Itoa(n)
+	if len(s) <= 3 {
+		return s
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	pre := len(s) % 3
+	if pre > 0 {
+		out = append(out, s[:pre]...)
+	}
+	for i := pre; i < len(s); i += 3 {
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i:i+3]...)
+	}
+	return string(out)
 }
 
 // ByteSize renders a byte count for people: "512 bytes", "20.0 KiB",

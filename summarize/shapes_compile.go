@@ -2,7 +2,6 @@ package summarize
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -141,21 +140,14 @@ func compilerOutput(d *doc) string {
 			}
 		}
 	}
-	s := plural(errs, "error")
+	s := Plural(errs, "error")
 	if warns > 0 {
-		s += ", " + plural(warns, "warning")
+		s += ", " + Plural(warns, "warning")
 	}
-	if summary != "" && !strings.HasPrefix(summary, plural(errs, "error")) {
+	if summary != "" && !strings.HasPrefix(summary, Plural(errs, "error")) {
 		s += " (" + summary + ")"
 	}
 	return s + "; " + strings.Join(firsts, "; ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // matchLocated applies reLocated only to lines with a ":<digit>" in them,

@@ -125,7 +125,7 @@ func unifiedDiff(lines []string) string {
 	if !seenHunk || len(files) == 0 {
 		return ""
 	}
-	return "diff: " + plural(len(files), "file") + " (" + listSome(files, 3) + "), +" + strconv.Itoa(add) + " -" + strconv.Itoa(del)
+	return "diff: " + Plural(len(files), "file") + " (" + listSome(files, 3) + "), +" + strconv.Itoa(add) + " -" + strconv.Itoa(del)
 }
 
 func appendNew(list []string, s string) []string {
@@ -190,7 +190,7 @@ func editResult(d *doc) string {
 		}
 		s += ": +" + strconv.Itoa(countLines(d.newText)) + " -" + strconv.Itoa(countLines(d.oldText)) + " lines"
 	case d.written != "":
-		s += ": " + plural(countLines(d.written), "line")
+		s += ": " + Plural(countLines(d.written), "line")
 	}
 	low := strings.ToLower(out)
 	if strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "not found") {
@@ -267,7 +267,7 @@ func fileRead(d *doc) string {
 	if rng != "" {
 		s += " (" + rng + ")"
 	}
-	s += ": " + plural(int(n), "line")
+	s += ": " + Plural(int(n), "line")
 	lang := language(file)
 	if lang != "" {
 		s += ", " + lang
@@ -443,10 +443,10 @@ func grepSummary(d *doc, lines []string) string {
 			files = appendNew(files, l)
 		}
 	}
-	s := plural(matches, "match")
+	s := Plural(matches, "match")
 	s = strings.Replace(s, "matchs", "matches", 1)
 	if len(files) > 1 {
-		s += " in " + plural(len(files), "file")
+		s += " in " + Plural(len(files), "file")
 		if dirs := topDirs(files, 3); dirs != "" {
 			s += " (" + dirs + ")"
 		}
@@ -468,9 +468,9 @@ func pathsSummary(d *doc, lines []string, verb string) string {
 			paths = append(paths, t)
 		}
 	}
-	s := verb + " " + plural(len(paths), "path")
+	s := verb + " " + Plural(len(paths), "path")
 	if verb == "matches in" {
-		s = "matches in " + plural(len(paths), "file")
+		s = "matches in " + Plural(len(paths), "file")
 	}
 	if len(paths) <= 3 {
 		return s + ": " + strings.Join(paths, ", ")
@@ -524,10 +524,9 @@ func listingSummary(lines []string) string {
 	if entries == 0 {
 		return "empty listing"
 	}
-	s := plural(entries, "entry")
-	s = strings.Replace(s, "entrys", "entries", 1)
+	s := Plural(entries, "entry")
 	if dirs > 1 {
-		s += " in " + plural(dirs, "dir")
+		s += " in " + Plural(dirs, "dir")
 	}
 	return s + ": " + listSome(names, 4)
 }

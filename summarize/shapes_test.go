@@ -209,7 +209,7 @@ func TestShapes(t *testing.T) {
 		{"message without its wrapper tag", Input{Kind: memex.KindMessage, Head: []byte("<pr_description>\nConsider the following PR description: Queryset crashes when unpickled. Details follow.")},
 			[]string{"Consider the following PR description: Queryset crashes when unpickled."}},
 		{"unknown shape keeps first line and count", Input{Input: "echo hi", Lines: 1, Head: []byte("hi\n")},
-			[]string{"echo hi · hi · 1 lines"}},
+			[]string{"echo hi · hi · 1 line"}},
 		{"tail holds the test counts", Input{Input: "pytest", Head: []byte("============================= test session starts ==============================\ncollected 9 items\n"), Tail: []byte("=================== 1 failed, 8 passed in 2.00s ===================\n")},
 			[]string{"pytest: 1 failed, 8 passed"}},
 		{"long command keeps the fact", Input{Input: "pytest " + strings.Repeat("tests/test_very_long_name.py ", 20), Head: []byte("3 passed in 0.10s\n")},

@@ -224,12 +224,12 @@ func unittestRun(d *doc) (testResult, bool) {
 			for _, o := range d.lines[i+1:] {
 				o = strings.TrimSpace(o)
 				if strings.HasPrefix(o, "FAILED") || strings.HasPrefix(o, "OK") {
-					r.counts = plural(atoi(ran), "test") + ", " + o
+					r.counts = Plural(atoi(ran), "test") + ", " + o
 					break
 				}
 			}
 			if r.counts == "" {
-				r.counts = plural(atoi(ran), "test")
+				r.counts = Plural(atoi(ran), "test")
 			}
 			break
 		}
@@ -324,7 +324,7 @@ func goTestRun(d *doc) (testResult, bool) {
 	case failPkg > 0:
 		parts = append(parts, strconv.Itoa(failPkg)+" of "+strconv.Itoa(okPkg+failPkg)+" packages failed")
 	case okPkg > 0:
-		parts = append(parts, plural(okPkg, "package")+" ok")
+		parts = append(parts, Plural(okPkg, "package")+" ok")
 	}
 	r.counts = strings.Join(parts, ", ")
 	return r, true

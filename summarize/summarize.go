@@ -76,7 +76,7 @@ func Entry(in Input) string {
 		if line := firstLine([]byte(d.text)); line != "" {
 			parts = append(parts, line)
 		}
-		parts = append(parts, fmt.Sprintf("%d lines", in.Lines))
+		parts = append(parts, Plural(int(in.Lines), "line"))
 	}
 	return Clip(oneLine(strings.Join(parts, " · ")), MaxLen)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -85,9 +86,9 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if !o.yes {
 		f, ok := a.stdin.(*os.File)
 		if !ok || !term.IsTerminal(int(f.Fd())) {
-			return usagef("forget %d entries for good? add --yes to confirm", len(ids))
+			return usagef("forget %s for good? add --yes to confirm", summarize.Plural(len(ids), "entry"))
 		}
-		fmt.Fprintf(a.stderr, "Forget %d entries for good? [y/N] ", len(ids))
+		fmt.Fprintf(a.stderr, "Forget %s for good? [y/N] ", summarize.Plural(len(ids), "entry"))
 		line, _ := bufio.NewReader(f).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			return &exitStatus{code: exitFailure}
@@ -99,6 +100,6 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if o.json {
 		return writeJSON(a.stdout, map[string]int{"forgotten": len(ids)})
 	}
-	fmt.Fprintf(a.stdout, "forgot %d entries\n", len(ids))
+	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(len(ids), "entry"))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -68,7 +69,7 @@ number of entries indexed.`,
 			if asJSON {
 				return writeJSON(a.stdout, map[string]int{"indexed": st.Indexed, "no_content": st.NoContent})
 			}
-			fmt.Fprintf(a.stdout, "reindexed %d entries\n", st.Indexed)
+			fmt.Fprintf(a.stdout, "reindexed %s\n", summarize.Plural(st.Indexed, "entry"))
 			if st.NoContent > 0 {
 				fmt.Fprintf(a.stderr, "%d entries indexed without content (unreadable body; run memex verify)\n", st.NoContent)
 			}

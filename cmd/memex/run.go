@@ -15,6 +15,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -162,8 +163,8 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stderr, "memex: %s · %s · %d tokens archived · memex show %s\n",
-			e.ID, e.DisplaySummary(), e.Tokens, e.ID)
+		fmt.Fprintf(a.stderr, "memex: %s · %s · %s tokens archived · memex show %s\n",
+			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
 	}
 	return &exitStatus{code: code}
 }

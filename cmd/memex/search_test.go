@@ -116,7 +116,7 @@ func TestReindexRebuildsAnOldIndex(t *testing.T) {
 		t.Fatalf("search on an old index: exit %d, %q", r.code, r.stderr)
 	}
 	r = run(t, home, nil, "reindex")
-	if r.code != 0 || !strings.Contains(r.stdout, "reindexed 1 entries") {
+	if r.code != 0 || !strings.Contains(r.stdout, "reindexed 1 entry") {
 		t.Fatalf("reindex: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 	if got := searchIDs(t, home, "out", "of", "range"); len(got) != 1 || got[0] != id {

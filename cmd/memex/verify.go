@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +42,7 @@ sha256 against its metadata. Prints each problem and exits 1 if there is any.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(a.stderr, "memex: verified %d entries, %d problems\n", n, len(problems))
+				fmt.Fprintf(a.stderr, "memex: verified %s, %s\n", summarize.Plural(n, "entry"), summarize.Plural(len(problems), "problem"))
 			}
 			if len(problems) > 0 {
 				return &exitStatus{code: exitFailure}

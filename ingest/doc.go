@@ -58,6 +58,19 @@
 // Options.Project is set. Created is the record's timestamp, never earlier
 // than the session's previous record.
 //
+// # Problems
+//
+// Nothing a transcript holds makes Run fail. A malformed line is skipped,
+// counted in Report.Skipped and passed to Options.Warn as
+// "file:line: reason". A path given in Options.Paths that does not exist,
+// or a directory given there that holds no file of the format, is a
+// Report.FileErrors line saying what the format looks for ("DIR: no codex
+// rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found"); the
+// default locations may be missing or empty without a word. A file read
+// whole that yields not one record while lines of it were malformed or of
+// unknown types is a Report.Unusable line (most likely a file of another
+// format); its progress is not kept, so the next run reports it again.
+//
 // # Secrets
 //
 // Unless Options.NoRedact is set, every body, tool input and agent summary

@@ -119,9 +119,12 @@ func DefaultPaths(f Format, home string) []string {
 	return out
 }
 
-// discover expands paths into targets, in a stable order. Missing default
-// locations are silently empty; a missing explicit path is an error line.
-func discover(f Format, paths []string) ([]target, []string) {
+// discover expands paths into targets, in a stable order, with one
+// problem line per path that yields nothing. named says the user gave the
+// paths: then a missing path is a problem and so is a directory holding no
+// file of the format. Default locations (named false) that do not exist or
+// hold nothing yet are silently empty.
+func discover(f Format, paths []string, named bool) ([]target, []string) {
 	var out []target
 	var errs []string
 	seen := map[string]bool{}
@@ -139,7 +142,7 @@ func discover(f Format, paths []string) ([]target, []string) {
 		}
 		fi, err := os.Stat(abs)
 		if err != nil {
-			if !os.IsNotExist(err) || !isDefaultLike(abs) {
+			if named || !os.IsNotExist(err) {
 				errs = append(errs, fmt.Sprintf("%s: %v", p, err))
 			}
 			continue
@@ -165,21 +168,59 @@ func discover(f Format, paths []string) ([]target, []string) {
 			add(t)
 			continue
 		}
-		for _, t := range walk(f, abs) {
+		found, near := walk(f, abs)
+		if len(found) == 0 && named {
+			errs = append(errs, p+": "+nothingFound(f, near))
+		}
+		for _, t := range found {
 			add(t)
 		}
 	}
 	return out, errs
 }
 
-func isDefaultLike(p string) bool {
-	return strings.Contains(p, string(filepath.Separator)+".claude") || strings.Contains(p, string(filepath.Separator)+".codex") ||
-		strings.Contains(p, "opencode")
+// nothingFound says what a directory lacks for format f, after the name
+// patterns of formatByName and the OpenCode layout of isOpenCodeDir. near
+// counts the files walk passed over although their extension fits.
+func nothingFound(f Format, near int) string {
+	var msg string
+	switch f {
+	case ClaudeCode:
+		msg = "no Claude Code transcripts (*.jsonl) found"
+	case Codex:
+		msg = "no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found"
+		if near > 0 {
+			msg += fmt.Sprintf("; %s not named rollout-* (give a file's path to read it as codex anyway)", plural(near, ".jsonl file"))
+		}
+	case OpenCode:
+		msg = "no OpenCode data (a directory holding opencode.db or storage/session) found"
+	case MiniSWEAgent:
+		msg = "no mini-swe-agent trajectories (*.traj.json) found"
+	case SWEAgent:
+		msg = "no SWE-agent trajectories (*.traj) found"
+	case JSONL:
+		msg = "no JSONL files (*.jsonl) found"
+	default:
+		msg = "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json and OpenCode data directories)"
+		if near > 0 {
+			msg += fmt.Sprintf("; %s of no known format", plural(near, "file"))
+		}
+	}
+	return msg
+}
+
+// plural renders n and noun, with an s when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // walk lists the files of format f (or of any format, for Auto) under dir.
-func walk(f Format, dir string) []target {
-	var out []target
+// near counts the files passed over although their extension is one f
+// reads: Codex files not named rollout-*, Auto files of no known format.
+func walk(f Format, dir string) (out []target, near int) {
 	plain := map[string]bool{}
 	var zst []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -202,6 +243,9 @@ func walk(f Format, dir string) []target {
 		}
 		ff := formatByName(f, p)
 		if ff == "" {
+			if (f == Codex || f == Auto) && hasTranscriptExt(p) {
+				near++
+			}
 			return nil
 		}
 		if strings.HasSuffix(p, ".jsonl.zst") {
@@ -226,7 +270,17 @@ func walk(f Format, dir string) []target {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out
+	return out, near
+}
+
+// hasTranscriptExt reports whether p ends in an extension Auto considers.
+func hasTranscriptExt(p string) bool {
+	for _, ext := range []string{".jsonl", ".jsonl.zst", ".traj", ".traj.json"} {
+		if strings.HasSuffix(p, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // formatByName decides from the file name (and, for Auto and ambiguous
@@ -255,7 +309,7 @@ func formatByName(f Format, p string) Format {
 			return JSONL
 		}
 	case Auto:
-		if strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst") || strings.HasSuffix(base, ".traj") || strings.HasSuffix(base, ".traj.json") {
+		if hasTranscriptExt(base) {
 			return sniff(p)
 		}
 	}

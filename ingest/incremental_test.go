@@ -140,7 +140,7 @@ func TestCodexZstd(t *testing.T) {
 	name := filepath.Join(dir, "2026", "11", "02", "rollout-2026-11-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
 	writeFile(t, name, plain)
 	writeFile(t, name+".zst", comp)
-	targets, _ := discover(Codex, []string{dir})
+	targets, _ := discover(Codex, []string{dir}, true)
 	if len(targets) != 1 || targets[0].path != name {
 		t.Fatalf("targets %+v: plain must win", targets)
 	}

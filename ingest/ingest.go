@@ -127,15 +127,27 @@ type Report struct {
 	Redacted int            `json:"redacted"` // secrets replaced
 	// RedactedKinds counts the replacements by kind.
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
-	Bytes         int64          `json:"bytes"`                 // bytes of transcript read
-	BodyBytes     int64          `json:"body_bytes"`            // bytes of entry bodies added
-	FileErrors    []string       `json:"file_errors,omitempty"` // files that could not be read at all
+	Bytes         int64          `json:"bytes"`      // bytes of transcript read
+	BodyBytes     int64          `json:"body_bytes"` // bytes of entry bodies added
+	// FileErrors has one line per path that yielded nothing to read: a
+	// file that could not be read at all, and, for paths given in
+	// Options.Paths, a path that does not exist or a directory holding no
+	// file of the format ("DIR: no codex rollout files (...) found").
+	FileErrors []string `json:"file_errors,omitempty"`
+	// Unusable has one line per file read whole from which nothing could
+	// be taken because every line or record of it was malformed or of a
+	// type its format does not know: most likely a file of another format.
+	// Such a file is also counted in Files; no progress is kept for it, so
+	// every run reads and reports it again.
+	Unusable []string `json:"unusable,omitempty"`
 }
 
 // SkippedTotal is the number of malformed lines skipped.
-func (r *Report) SkippedTotal() int {
+func (r *Report) SkippedTotal() int { return total(r.Skipped) }
+
+func total(m map[string]int) int {
 	n := 0
-	for _, v := range r.Skipped {
+	for _, v := range m {
 		n += v
 	}
 	return n
@@ -206,14 +218,14 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	if opts.SettleAfter == 0 {
 		opts.SettleAfter = time.Hour
 	}
-	paths := opts.Paths
-	if len(paths) == 0 {
+	paths, named := opts.Paths, len(opts.Paths) > 0
+	if !named {
 		paths = DefaultPaths(opts.Format, opts.Home)
 		if len(paths) == 0 {
 			return rep, fmt.Errorf("ingest: format %s has no default location: give a path: %w", opts.Format, memex.ErrInvalid)
 		}
 	}
-	targets, errs := discover(opts.Format, paths)
+	targets, errs := discover(opts.Format, paths, named)
 	for _, e := range errs {
 		rep.FileErrors = append(rep.FileErrors, e)
 		opts.warn(e)
@@ -426,9 +438,20 @@ func (r *runner) file(ctx context.Context, t target) error {
 		r.rep.Bytes += t.size
 	}
 	r.rep.Files++
+	skipped, unknown := r.rep.SkippedTotal(), total(r.rep.Unknown)
 	parse := parserFor(t.format)
 	if err := parse(ctx, src); err != nil {
 		return err
+	}
+	if skipped, unknown = r.rep.SkippedTotal()-skipped, total(r.rep.Unknown)-unknown; src.base == 0 && len(src.records) == 0 && skipped+unknown > 0 {
+		// Not one record in the whole file: most likely another format.
+		// (A resumed file has shown its format before; what it gained
+		// is only malformed.) No progress is kept, so that the next run
+		// says so again instead of finding the file unchanged.
+		msg := unusable(t, skipped, unknown, r.opts.Format == Auto)
+		r.rep.Unusable = append(r.rep.Unusable, msg)
+		r.opts.warn(msg)
+		return nil
 	}
 	if err := r.store(ctx, src); err != nil {
 		return err
@@ -446,6 +469,23 @@ func (r *runner) file(ctx context.Context, t target) error {
 		return fmt.Errorf("ingest: set state %s: %w: %w", t.path, err, errSink)
 	}
 	return nil
+}
+
+// unusable is the Report.Unusable line of t; sniffed says Auto chose its
+// format.
+func unusable(t target, skipped, unknown int, sniffed bool) string {
+	var why []string
+	if skipped > 0 {
+		why = append(why, fmt.Sprintf("%d skipped", skipped))
+	}
+	if unknown > 0 {
+		why = append(why, fmt.Sprintf("%d of unknown types", unknown))
+	}
+	msg := fmt.Sprintf("%s: no valid %s record (%s); ", t.path, t.format, strings.Join(why, ", "))
+	if sniffed {
+		return msg + "it looked like " + string(t.format) + ": is it in a format memex reads?"
+	}
+	return msg + "is it a " + string(t.format) + " file?"
 }
 
 // store redacts, dedupes and adds a file's records in time order.
@@ -607,6 +647,9 @@ func (r Report) String() string {
 	}
 	for _, e := range r.FileErrors {
 		b.WriteString("\nerror: " + e)
+	}
+	for _, e := range r.Unusable {
+		b.WriteString("\nunusable: " + e)
 	}
 	return b.String()
 }

@@ -50,6 +50,11 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 		s.skip(0, "malformed json", err)
 		return nil
 	}
+	if tr.Messages == nil {
+		// Valid JSON, but not a trajectory (another tool's JSON file).
+		s.skip(0, "no messages", nil)
+		return nil
+	}
 	session := sessionFromPath(s.path)
 	project := s.opts.Project
 	if project == "" {
@@ -220,6 +225,11 @@ func parseSWE(ctx context.Context, s *source) error {
 	var tr sweTraj
 	if err := json.Unmarshal(s.data, &tr); err != nil {
 		s.skip(0, "malformed json", err)
+		return nil
+	}
+	if tr.Trajectory == nil && tr.History == nil {
+		// Valid JSON, but not a trajectory (another tool's JSON file).
+		s.skip(0, "no trajectory", nil)
 		return nil
 	}
 	session := sessionFromPath(s.path)

@@ -1,0 +1,154 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	codexRollout = "testdata/codex/rollout-2026-11-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+	// geminiSession is a Gemini CLI session: one pretty-printed JSON
+	// document, no format memex reads.
+	geminiSession = "testdata/other/gemini/session.json"
+)
+
+// TestNamedPathWithoutFiles: a path the caller names that yields no file
+// of the format is a FileErrors line saying what the format looks for.
+func TestNamedPathWithoutFiles(t *testing.T) {
+	rollout, err := os.ReadFile(codexRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rollout under a name Codex does not give its files.
+	renamed := t.TempDir()
+	writeFile(t, filepath.Join(renamed, "session-01.jsonl"), rollout)
+	writeFile(t, filepath.Join(renamed, "notes.txt"), []byte("not a transcript\n"))
+	empty := t.TempDir()
+	for _, c := range []struct {
+		f          Format
+		path, want string
+	}{
+		{Codex, renamed, "no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found; 1 .jsonl file not named rollout-* (give a file's path to read it as codex anyway)"},
+		{ClaudeCode, empty, "no Claude Code transcripts (*.jsonl) found"},
+		{OpenCode, empty, "no OpenCode data (a directory holding opencode.db or storage/session) found"},
+		{MiniSWEAgent, renamed, "no mini-swe-agent trajectories (*.traj.json) found"},
+		{SWEAgent, renamed, "no SWE-agent trajectories (*.traj) found"},
+		{JSONL, empty, "no JSONL files (*.jsonl) found"},
+		{Auto, filepath.Dir(geminiSession), "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json and OpenCode data directories)"},
+		// A named path is never taken for a default location that may be
+		// missing.
+		{Codex, filepath.Join(empty, ".codex", "sessions"), "no such file or directory"},
+	} {
+		rep, warns := run(t, newMemSink(), Options{Format: c.f, Paths: []string{c.path}})
+		if rep.Files != 0 || len(rep.FileErrors) != 1 || !strings.HasPrefix(rep.FileErrors[0], c.path+": ") ||
+			!strings.HasSuffix(rep.FileErrors[0], c.want) || len(warns) != 1 || warns[0] != rep.FileErrors[0] {
+			t.Errorf("%s %s: files %d, errors %q, warnings %q; want one error ending %q", c.f, c.path, rep.Files, rep.FileErrors, warns, c.want)
+		}
+	}
+
+	// Next to a path that yields files it is still said, and the rest read.
+	rep, _ := run(t, newMemSink(), Options{Format: Codex, Paths: []string{renamed, "testdata/codex"}})
+	if rep.Files != 1 || rep.Added == 0 || len(rep.FileErrors) != 1 || !strings.HasPrefix(rep.FileErrors[0], renamed+": ") {
+		t.Errorf("empty and full paths: %+v", rep)
+	}
+	// The file itself, named, is read whatever its name.
+	rep, _ = run(t, newMemSink(), Options{Format: Codex, Paths: []string{filepath.Join(renamed, "session-01.jsonl")}})
+	if rep.Files != 1 || rep.Added == 0 || len(rep.FileErrors) != 0 {
+		t.Errorf("named file: %+v", rep)
+	}
+}
+
+// TestDefaultLocationsWithoutFiles: the default locations (what serve
+// --ingest reads every few minutes) may exist and hold nothing yet; that
+// is not a problem.
+func TestDefaultLocationsWithoutFiles(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range DefaultPaths(Auto, home) {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []Format{ClaudeCode, Codex, OpenCode, Auto} {
+		rep, warns := run(t, newMemSink(), Options{Format: f, Home: home})
+		if rep.Files != 0 || len(rep.FileErrors) != 0 || len(rep.Unusable) != 0 || len(warns) != 0 {
+			t.Errorf("%s: %+v, warnings %q", f, rep, warns)
+		}
+	}
+}
+
+// TestWrongFormatIsUnusable: a file of which every line or record is
+// malformed or unknown to the format is an Unusable line, and stays one
+// on the next run.
+func TestWrongFormatIsUnusable(t *testing.T) {
+	for _, c := range []struct {
+		f          Format
+		path, want string
+	}{
+		{JSONL, geminiSession, "no valid jsonl record (20 skipped); is it a jsonl file?"},
+		{ClaudeCode, geminiSession, "no valid claude-code record (20 skipped); is it a claude-code file?"},
+		{MiniSWEAgent, geminiSession, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
+		// Valid JSON, but no trajectory in it.
+		{SWEAgent, geminiSession, "no valid swe-agent record (1 skipped); is it a swe-agent file?"},
+		{MiniSWEAgent, codexRollout, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
+		{JSONL, codexRollout, "no valid jsonl record (14 skipped); is it a jsonl file?"},
+		{ClaudeCode, codexRollout, "no valid claude-code record (14 of unknown types); is it a claude-code file?"},
+		{Codex, "testdata/claude/-home-u-proj/s1.jsonl", "no valid codex record (1 skipped, 14 of unknown types); is it a codex file?"},
+		{Auto, geminiSession, "no valid mini-swe-agent record (1 skipped); it looked like mini-swe-agent: is it in a format memex reads?"},
+	} {
+		abs, _ := filepath.Abs(c.path)
+		sink := newMemSink()
+		for i := range 2 {
+			rep, warns := run(t, sink, Options{Format: c.f, Paths: []string{c.path}})
+			if rep.Files != 1 || rep.Added != 0 || len(rep.Unusable) != 1 || rep.Unusable[0] != abs+": "+c.want ||
+				len(warns) == 0 || warns[len(warns)-1] != rep.Unusable[0] {
+				t.Errorf("%s %s, run %d: %+v, warnings %q; want unusable %q", c.f, c.path, i+1, rep, warns, c.want)
+			}
+		}
+	}
+}
+
+// TestUsableFilesAreNotUnusable: files of their format, read again,
+// unchanged or re-read whole, files with nothing to archive yet, and a
+// grown file whose new lines are all malformed are not Unusable.
+func TestUsableFilesAreNotUnusable(t *testing.T) {
+	for _, c := range []struct {
+		f    Format
+		path string
+	}{
+		{ClaudeCode, "testdata/claude"}, {Codex, "testdata/codex"}, {JSONL, "testdata/jsonl"},
+		{SWEAgent, "testdata/swe"}, {MiniSWEAgent, "testdata/swe"}, {OpenCode, "testdata/opencode"}, {Auto, "testdata"},
+	} {
+		sink := newMemSink()
+		for _, full := range []bool{false, false, true} {
+			rep, _ := run(t, sink, Options{Format: c.f, Paths: []string{c.path}, Full: full})
+			if len(rep.Unusable) != 0 || len(rep.FileErrors) != 0 || rep.Files+rep.Unchanged == 0 {
+				t.Errorf("%s %s (full %v): %+v", c.f, c.path, full, rep)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "empty.jsonl"))
+	writeFile(t, filepath.Join(dir, "meta.jsonl"), []byte(`{"type":"permission-mode","permissionMode":"default","sessionId":"s7"}`+"\n"))
+	rep, warns := run(t, newMemSink(), Options{Format: ClaudeCode, Paths: []string{dir}})
+	if rep.Files != 2 || len(rep.Unusable) != 0 || len(warns) != 0 {
+		t.Errorf("nothing to archive yet: %+v %q", rep, warns)
+	}
+
+	grown := filepath.Join(t.TempDir(), "notes.jsonl")
+	writeFile(t, grown, []byte(`{"content":"first note"}`+"\n"))
+	sink := newMemSink()
+	run(t, sink, Options{Format: JSONL, Paths: []string{grown}})
+	f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{not json\n")
+	f.Close()
+	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{grown}})
+	if rep.Files != 1 || rep.SkippedTotal() != 1 || len(rep.Unusable) != 0 {
+		t.Errorf("grown by a malformed line: %+v", rep)
+	}
+}

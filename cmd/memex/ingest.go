@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -45,7 +47,17 @@ appended since, and nothing is ever added twice. Credentials are replaced with
 A malformed line is reported as file:line: reason, skipped and counted. The end report
 (--json too) counts files, sessions, entries added and already present, lines skipped
 by reason, secrets redacted and bytes. The new entries are indexed for search before
-the command returns (--no-index to leave that to the next search).`,
+the command returns (--no-index to leave that to the next search).
+
+A PATH that yields no file is reported on stderr: one that does not exist, or a
+directory holding no file FORMAT reads, with what FORMAT looks for (a file given as a
+PATH is read whatever its name). So is a file of which nothing could be imported because
+every line or record of it was malformed or of unknown types: most likely the wrong
+FORMAT. Exit status 1 when no PATH yielded a file, or when every file found was of that
+kind; files already imported count as found, so a re-run that adds nothing exits 0. A
+PATH or file that yields nothing next to others that do is reported but leaves the
+status 0, as a malformed line does: the rest is imported. Default locations (no PATH)
+may be missing or empty.`,
 		Example: `  memex ingest claude-code
   memex ingest auto ~/.codex/sessions ./trajectories
   memex ingest swe-agent --project django/django runs/ --json`,
@@ -84,10 +96,12 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full}
 	warned := 0
+	said := map[string]bool{} // file problems already printed as warnings
 	if !o.quiet {
 		opts.Warn = func(msg string) {
 			if warned++; warned <= 20 {
 				fmt.Fprintln(a.stderr, "memex: ingest:", msg)
+				said[msg] = true
 			} else if warned == 21 {
 				fmt.Fprintln(a.stderr, "memex: ingest: more problems; see the report")
 			}
@@ -119,12 +133,41 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		indexed = st.Indexed
 	}
 	if o.json {
-		return writeJSON(a.stdout, struct {
+		err = writeJSON(a.stdout, struct {
 			ingest.Report
 			Indexed int `json:"indexed"`
 		}{rep, indexed})
+	} else {
+		err = writeIngestReport(a.stdout, rep, indexed, !o.noIndex)
 	}
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	if err != nil {
+		return err
+	}
+	// Every file problem, after the report where it is seen last, but
+	// once: the first ones were printed as they happened.
+	for _, fe := range slices.Concat(rep.FileErrors, rep.Unusable) {
+		if !said[fe] {
+			fmt.Fprintln(a.stderr, "memex: ingest:", fe)
+		}
+	}
+	switch {
+	case len(rep.FileErrors) > 0 && rep.Files == 0 && rep.Unchanged == 0:
+		// No path yielded a file (each got its line above).
+		return &exitStatus{code: exitFailure}
+	case rep.Files > 0 && len(rep.Unusable) == rep.Files && rep.Unchanged == 0:
+		// Every file found is in another format (or wholly malformed).
+		what := "valid " + string(format) + " record"
+		if format == ingest.Auto {
+			what = "valid record of a format memex reads"
+		}
+		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, plural(rep.Files, "file"))
+	}
+	return nil
+}
+
+// writeIngestReport prints rep as a table.
+func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexed bool) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "files read\t%d (%d unchanged)\n", rep.Files, rep.Unchanged)
 	fmt.Fprintf(w, "sessions\t%d\n", rep.Sessions)
 	fmt.Fprintf(w, "entries added\t%d\n", rep.Added)
@@ -135,19 +178,18 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "unknown records\t%s\n", strings.TrimPrefix(countsSuffix(rep.Unknown), " "))
 	}
-	if !o.noIndex {
+	if showIndexed {
 		fmt.Fprintf(w, "indexed\t%d\n", indexed)
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	return w.Flush()
+}
+
+// plural renders n and noun, with an s when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	for _, fe := range rep.FileErrors {
-		fmt.Fprintln(a.stderr, "memex: ingest:", fe)
-	}
-	if len(rep.FileErrors) > 0 && rep.Files == 0 && rep.Unchanged == 0 {
-		return &exitStatus{code: exitFailure}
-	}
-	return nil
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // countsSuffix renders {"a":2,"b":1} as " (a 2, b 1)", sorted by key.

@@ -92,3 +92,91 @@ func TestIngestSessionsReplaySearch(t *testing.T) {
 		t.Fatalf("unknown format: %+v", r)
 	}
 }
+
+// ingestFixture is a file of ingest's testdata.
+func ingestFixture(parts ...string) string {
+	return filepath.Join(append([]string{testutil.ModuleRoot(), "ingest", "testdata"}, parts...)...)
+}
+
+const codexRolloutName = "rollout-2026-11-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+
+// TestIngestNamedPathWithoutFiles: a named directory holding no file of
+// the format says what the format looks for and fails, --json included;
+// next to a path that yields files it is said and the status stays 0.
+func TestIngestNamedPathWithoutFiles(t *testing.T) {
+	rollout, err := os.ReadFile(ingestFixture("codex", codexRolloutName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	renamed := filepath.Join(dir, "session-01.jsonl") // a rollout Codex did not name
+	writeFile(t, renamed, string(rollout))
+	want := "memex: ingest: " + dir + ": no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found"
+	for _, flags := range [][]string{nil, {"-q"}, {"--json"}} {
+		r := run(t, t.TempDir(), nil, append([]string{"ingest", "codex", dir}, flags...)...)
+		if r.code != 1 || strings.Count(r.stderr, want) != 1 {
+			t.Errorf("ingest codex %s %v: %+v; want exit 1 and, once, %q", dir, flags, r, want)
+		}
+	}
+	gemini := ingestFixture("other", "gemini")
+	if r := run(t, t.TempDir(), nil, "ingest", "auto", gemini); r.code != 1 ||
+		!strings.Contains(r.stderr, "memex: ingest: "+gemini+": no transcripts found (auto reads *.jsonl") {
+		t.Errorf("ingest auto %s: %+v", gemini, r)
+	}
+
+	r := run(t, t.TempDir(), nil, "ingest", "codex", dir, renamed, "--json")
+	var rep struct{ Added int }
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Added == 0 || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("an empty directory and a file: %+v", r)
+	}
+
+	// With no PATH, default locations that hold nothing yet are fine.
+	user := t.TempDir()
+	t.Setenv("HOME", user)
+	t.Setenv("CODEX_HOME", "")
+	if err := os.MkdirAll(filepath.Join(user, ".codex", "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, t.TempDir(), nil, "ingest", "codex"); r.code != 0 || r.stderr != "" {
+		t.Errorf("ingest codex with empty default locations: %+v", r)
+	}
+}
+
+// TestIngestWrongFormat: files of which nothing could be imported fail
+// with one line saying so, after the file:line reports; among files that
+// import they are reported and the status stays 0; a re-run over files
+// already imported is not a failure.
+func TestIngestWrongFormat(t *testing.T) {
+	gemini := ingestFixture("other", "gemini", "session.json")
+	home := t.TempDir()
+	for range 2 { // nothing is remembered of a file that could not be used
+		r := run(t, home, nil, "ingest", "jsonl", gemini)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "memex: ingest: "+gemini+":1: malformed json") ||
+			!strings.Contains(r.stderr, "memex: ingest: "+gemini+": no valid jsonl record (20 skipped); is it a jsonl file?\n") ||
+			lines[len(lines)-1] != "memex: ingest: nothing imported: no valid jsonl record in the 1 file read" {
+			t.Fatalf("ingest jsonl %s: %+v", gemini, r)
+		}
+	}
+	rollout := ingestFixture("codex", codexRolloutName)
+	r := run(t, t.TempDir(), nil, "ingest", "mini-swe-agent", rollout, "-q", "--json")
+	var rep struct{ Unusable []string }
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 || len(rep.Unusable) != 1 ||
+		!strings.HasSuffix(r.stderr, "memex: ingest: nothing imported: no valid mini-swe-agent record in the 1 file read\n") {
+		t.Errorf("ingest mini-swe-agent %s: %+v", rollout, r)
+	}
+
+	// A file of another format among files that import.
+	r = run(t, t.TempDir(), nil, "ingest", "jsonl", ingestFixture("jsonl"), gemini, "-q")
+	if r.code != 0 || r.stderr != "memex: ingest: "+gemini+": no valid jsonl record (20 skipped); is it a jsonl file?\n" {
+		t.Errorf("a good and a bad file: %+v", r)
+	}
+
+	// Already imported is not a failure, read again or not.
+	home = t.TempDir()
+	for _, flags := range [][]string{nil, nil, {"--full"}} {
+		if r := run(t, home, nil, append([]string{"ingest", "codex", rollout, "-q"}, flags...)...); r.code != 0 || r.stderr != "" {
+			t.Errorf("ingest codex %v: %+v", flags, r)
+		}
+	}
+}

@@ -26,6 +26,14 @@ func startServe(t *testing.T, home string, args ...string) string {
 // server's log containing until.
 func startServeUntil(t *testing.T, home, until string, args ...string) string {
 	t.Helper()
+	addr, _ := startServeLog(t, home, until, args...)
+	return addr
+}
+
+// startServeLog is startServeUntil that also returns the log lines read
+// until both the address and until were seen.
+func startServeLog(t *testing.T, home, until string, args ...string) (string, []string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -36,21 +44,21 @@ func startServeUntil(t *testing.T, home, until string, args ...string) string {
 	}()
 	sc := bufio.NewScanner(pr)
 	var addr string
-	for sc.Scan() {
+	var log []string
+	seen := until == ""
+	// The line awaited may come before the one saying where the server
+	// listens (a background import of nothing is quick).
+	for (addr == "" || !seen) && sc.Scan() {
 		line := sc.Text()
-		if i := strings.Index(line, "on http://"); i >= 0 {
+		log = append(log, line)
+		if i := strings.Index(line, "on http://"); i >= 0 && addr == "" {
 			addr = strings.Fields(line[i+len("on http://"):])[0]
-			break
 		}
+		seen = seen || strings.Contains(line, until)
 	}
-	if addr == "" {
+	if addr == "" || !seen {
 		cancel()
-		t.Fatalf("serve did not start: %v", <-done)
-	}
-	for until != "" && sc.Scan() {
-		if strings.Contains(sc.Text(), until) {
-			break
-		}
+		t.Fatalf("serve did not start or did not log %q: %v", until, <-done)
 	}
 	go io.Copy(io.Discard, pr)
 	t.Cleanup(func() {
@@ -62,7 +70,7 @@ func startServeUntil(t *testing.T, home, until string, args ...string) string {
 			t.Errorf("serve.addr left behind: %v", err)
 		}
 	})
-	return addr
+	return addr, log
 }
 
 func TestServeRoutesCommands(t *testing.T) {
@@ -173,6 +181,31 @@ func TestServeIngestsInBackground(t *testing.T) {
 	r := run(t, home, nil, "context", "--session", strings.TrimSuffix(name, ".jsonl"), "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"entries"`) {
 		t.Fatalf("imported session through the server: %+v", r)
+	}
+}
+
+// TestServeIngestQuietWithoutTranscripts: serve --ingest on a machine
+// whose default locations exist but hold no transcript yet neither warns
+// nor stops.
+func TestServeIngestQuietWithoutTranscripts(t *testing.T) {
+	userHome := t.TempDir()
+	t.Setenv("HOME", userHome)
+	t.Setenv("CODEX_HOME", "")
+	for _, d := range []string{filepath.Join(".codex", "sessions"), filepath.Join(".codex", "archived_sessions")} {
+		if err := os.MkdirAll(filepath.Join(userHome, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	addr, log := startServeLog(t, home, "background import", "--ingest", "codex", "-v")
+	for _, l := range log {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") ||
+			strings.Contains(l, "background import") && !strings.Contains(l, "level=DEBUG") {
+			t.Errorf("serve logged %q", l)
+		}
+	}
+	if r := run(t, home, []byte("still serving\n"), "add", "-"); r.code != 0 {
+		t.Fatalf("the server at %s stopped answering: %+v", addr, r)
 	}
 }
 

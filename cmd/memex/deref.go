@@ -15,6 +15,12 @@ type derefOptions struct {
 	json    bool
 }
 
+// aliasHelp says what names an entry, for the commands that take one.
+const aliasHelp = `An entry is named by its ID (any case) or an alias: a name given with --alias, the
+host's own id of a tool call (a Claude Code tool_use id, a Codex call_id), or
+SESSION#N, the N-th tool call of an imported session counted from 0 (tool calls only,
+so it differs from replay's step numbers once messages are interleaved).`
+
 func (a *app) derefCommand() *cobra.Command {
 	var o derefOptions
 	c := &cobra.Command{
@@ -29,6 +35,8 @@ entries share the budget: each gets its header and best window before any gets m
 
 References that name nothing are listed as missing; the rest still returns. A budget
 too small for anything useful is an error that names the minimum.
+
+` + aliasHelp + `
 
 --json: {"budget","used","items":[{"id","summary","tokens","complete","content",
 "omitted":[{"from","to","tokens"}]}],"missing":[...]}`,

@@ -28,7 +28,9 @@ func (a *app) showCommand() *cobra.Command {
 included). --lines A:B prints lines A to B (1-based, inclusive; A: runs to the end,
 A alone is one line). --budget N returns at most N tokens: the whole entry when it
 fits, else exact windows with each elided span marked (as memex deref). --json adds the metadata and puts the content in "content"
-("content_base64" when it is not valid UTF-8).`,
+("content_base64" when it is not valid UTF-8).
+
+` + aliasHelp,
 		Example: `  memex show 01JD8X3N6Q4W0G2Y7T5R9KZC1M
   memex show toolu_01ABC --lines 120:140
   memex show sess-42#3 --json`,

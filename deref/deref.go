@@ -194,22 +194,49 @@ func (r *Reader) readBody(ctx context.Context, id memex.ID, size int64, bufs *[]
 	return buf.Bytes(), nil
 }
 
-// Show derefs one entry within budget tokens (memex show ID --budget N).
-// An unknown reference is memex.ErrNotFound; an ambiguous alias
-// memex.ErrAmbiguous.
-func (r *Reader) Show(ctx context.Context, ref string, budget int) (Item, Result, error) {
-	if _, err := r.store.Resolve(ctx, ref, ""); err != nil {
+// Show returns ref's content within budget tokens, as Deref does for one
+// entry, except that the header line, which a caller printing only the
+// content does not show, is not counted: the whole body when it fits, else
+// its windows and markers (Item.Content). Result.Used counts Item.Content.
+// project narrows an alias as in Options.
+func (r *Reader) Show(ctx context.Context, ref string, budget int, project string) (Item, Result, error) {
+	id, err := r.store.Resolve(ctx, ref, project)
+	if err != nil {
 		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, err)
 	}
-	res, err := r.Deref(ctx, []string{ref}, Options{Budget: budget})
+	e, err := r.store.Get(ctx, id)
+	if err != nil {
+		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, err)
+	}
+	hc := count(header(e) + "\n")
+	res, err := r.Deref(ctx, []string{id.String()}, Options{Budget: budget + hc})
+	var be *budgetError
+	if errors.As(err, &be) {
+		be.budget, be.need = budget, be.need-hc
+		return Item{}, Result{}, be
+	}
 	if err != nil {
 		return Item{}, Result{}, err
 	}
 	if len(res.Items) != 1 {
 		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, memex.ErrNotFound)
 	}
+	res.Budget, res.Used = budget, count(res.Items[0].Content)
 	return res.Items[0], res, nil
 }
+
+// budgetError is a budget below the least a deref can show: each entry's
+// header and best line.
+type budgetError struct {
+	budget, need, entries int
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("deref: a budget of %s cannot show %s: need at least %d: %v",
+		plural(e.budget, "token"), plural(e.entries, "entry"), e.need, memex.ErrBudgetTooSmall)
+}
+
+func (e *budgetError) Unwrap() error { return memex.ErrBudgetTooSmall }
 
 // header is an item's first line: ID, size and summary.
 func header(e memex.Entry) string {
@@ -253,8 +280,7 @@ func allocate(ctx context.Context, items []*item, budget int, tail string) (rend
 		need += mins[i]
 	}
 	if budget < need {
-		return rendering{}, 0, fmt.Errorf("deref: a budget of %d tokens cannot show %s: need at least %d: %w",
-			budget, plural(len(items), "entry"), need, memex.ErrBudgetTooSmall)
+		return rendering{}, 0, &budgetError{budget: budget, need: need, entries: len(items)}
 	}
 	// Max-min fair shares of what is left above the minimums.
 	alloc := fairShare(items, mins, budget-need)

@@ -377,12 +377,23 @@ func TestMissingAndAliases(t *testing.T) {
 	if err != nil || len(res.Items) != 1 || res.Items[0].Content != "two\n" {
 		t.Fatalf("project should narrow the alias: %+v %v", res, err)
 	}
-	if _, _, err := r.Show(context.Background(), "nope", 100); !errors.Is(err, memex.ErrNotFound) {
+	if _, _, err := r.Show(context.Background(), "nope", 100, ""); !errors.Is(err, memex.ErrNotFound) {
 		t.Fatalf("show of an unknown ref: %v", err)
 	}
-	it, _, err := r.Show(context.Background(), "toolu_01ABC", 100)
+	it, _, err := r.Show(context.Background(), "toolu_01ABC", 100, "")
 	if err != nil || it.Content != body {
 		t.Fatalf("show by alias: %+v %v", it, err)
+	}
+	// Show prints no header, so none is counted: a body of n tokens shows
+	// whole in n, and the least budget named is the body's own.
+	n := summarize.CountString(body)
+	it, res, err = r.Show(context.Background(), "toolu_01ABC", n, "")
+	if err != nil || it.Content != body || res.Used > n {
+		t.Fatalf("show in %d tokens: %+v %+v %v", n, it, res, err)
+	}
+	_, _, err = r.Show(context.Background(), "toolu_01ABC", 1, "")
+	if !errors.Is(err, memex.ErrBudgetTooSmall) || !strings.Contains(err.Error(), "a budget of 1 token cannot") {
+		t.Fatalf("show in 1 token: %v", err)
 	}
 }
 

@@ -26,8 +26,9 @@ func (a *app) showCommand() *cobra.Command {
 		Short: "Print an entry's exact content",
 		Long: `Print the exact content of an entry, byte for byte as it was archived (binary
 included). --lines A:B prints lines A to B (1-based, inclusive; A: runs to the end,
-A alone is one line). --budget N returns at most N tokens: the whole entry when it
-fits, else exact windows with each elided span marked (as memex deref). --json adds the metadata and puts the content in "content"
+A alone is one line). --budget N prints at most N tokens of content: the whole entry
+when it fits, else exact windows with each elided span marked (as memex deref, without
+its header line). --json adds the metadata and puts the content in "content"
 ("content_base64" when it is not valid UTF-8).
 
 ` + aliasHelp,
@@ -38,7 +39,7 @@ fits, else exact windows with each elided span marked (as memex deref). --json a
 		RunE: func(c *cobra.Command, args []string) error { return a.runShow(c, o, args[0]) },
 	}
 	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
-	c.Flags().IntVar(&o.budget, "budget", 0, "at most N tokens: exact windows with elided spans marked (as memex deref)")
+	c.Flags().IntVar(&o.budget, "budget", 0, "at most N tokens of content: exact windows with elided spans marked (as memex deref); 0: no bound")
 	c.Flags().Var(projectValue{&o.project}, "project", "narrow an alias that names entries in several projects")
 	c.Flags().BoolVar(&o.json, "json", false, "print metadata and content as JSON")
 	return c
@@ -70,7 +71,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		return err
 	}
 	if o.budget > 0 {
-		item, res, err := deref.New(s).Show(ctx, ref, o.budget)
+		item, res, err := deref.New(s).Show(ctx, ref, o.budget, o.project)
 		if err != nil {
 			return err
 		}

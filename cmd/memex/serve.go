@@ -117,12 +117,29 @@ func writeToken(path string) error {
 	return err
 }
 
+// checkAddr checks --addr before serve creates anything: a value that is
+// not host:port with a port from 0 to 65535 (or a service name) is a
+// usage error. Whether the host resolves is learnt when serve listens.
+func checkAddr(ctx context.Context, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return usagef("--addr %q: %v: want HOST:PORT, as 127.0.0.1:7077 (port 0 picks a free one)", addr, err)
+	}
+	if _, err := net.DefaultResolver.LookupPort(ctx, "tcp", port); err != nil {
+		return usagef("--addr %q: port %q: want a number from 0 to 65535", addr, port)
+	}
+	return nil
+}
+
 func (a *app) runServe(ctx context.Context, o serveOptions) error {
-	if err := os.MkdirAll(a.home, 0o700); err != nil {
+	if err := checkAddr(ctx, o.addr); err != nil {
 		return err
 	}
-	token, tokenPath, err := a.serveToken(o)
-	if err != nil {
+	if err := os.MkdirAll(a.home, 0o700); err != nil {
 		return err
 	}
 	if addr, _, ok := a.runningServer(ctx); ok {
@@ -137,16 +154,24 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer ix.Close()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	// The token is read, or created, only once the address is known to
+	// serve: a server that cannot listen leaves no token file behind.
+	token, tokenPath, err := a.serveToken(o)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := api.New(api.Options{
 		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s},
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 	})
 	if err != nil {
+		ln.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
 	}
 	addr := dialAddr(ln.Addr())
 	if err := writeServeAddr(a.home, addr, tokenPath); err != nil {

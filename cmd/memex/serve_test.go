@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -228,5 +229,59 @@ func TestServeRedactsAndTakesRunOutput(t *testing.T) {
 	}
 	if s := run(t, home, nil, "show", "ran", "--json"); s.code != 0 || strings.Contains(s.stdout, secret) || !strings.Contains(s.stdout, `"exit": 4`) {
 		t.Fatalf("run's entry through the server: %+v", s)
+	}
+}
+
+// runServeRefused runs `memex serve` in process with a context that is
+// already done: a serve that rejects its flags returns their error, and
+// one that wrongly starts stops at once instead of serving for good.
+func runServeRefused(t *testing.T, home string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	err := Run(ctx, append([]string{"--home", home, "serve"}, args...), strings.NewReader(""), &out, &errb)
+	return result{exitCode(err, &errb), out.String(), errb.String()}
+}
+
+// emptyDir fails the test if dir holds anything.
+func emptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("%s left behind in %s", e.Name(), dir)
+	}
+}
+
+// TestServeRejectsMalformedAddr: a malformed --addr is a usage error
+// caught before serve creates anything (no token, no store).
+func TestServeRejectsMalformedAddr(t *testing.T) {
+	for _, addr := range []string{"bogus", "0.0.0.0", "127.0.0.1:99999", "127.0.0.1:-1", "0.0.0.0:7077:1"} {
+		home := t.TempDir()
+		r := runServeRefused(t, home, "--addr", addr)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--addr") {
+			t.Errorf("serve --addr %s: %+v", addr, r)
+		}
+		emptyDir(t, home)
+	}
+}
+
+// TestServeLeavesNoTokenWhenItCannotListen: off loopback serve creates
+// $MEMEX_HOME/token, but only once it listens. 192.0.2.1 (TEST-NET-1) is
+// on no interface here, so binding it fails without sending a packet.
+func TestServeLeavesNoTokenWhenItCannotListen(t *testing.T) {
+	home := t.TempDir()
+	r := runServeRefused(t, home, "--addr", "192.0.2.1:0")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "192.0.2.1") {
+		t.Fatalf("serve on an address of no interface: %+v", r)
+	}
+	if strings.Contains(r.stderr, "token") {
+		t.Errorf("serve spoke of a token: %q", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "token")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("token created by a serve that never listened: %v", err)
 	}
 }

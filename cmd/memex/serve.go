@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,7 @@ finish.`,
 	}
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
-	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background (claude-code,codex,opencode)")
+	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(watchable())+")")
 	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines")
 	// The routing seam needs the command tree to find the command being
 	// run (see store.go); the serve command is the one of this file.
@@ -135,8 +136,57 @@ func checkAddr(ctx context.Context, addr string) error {
 	return nil
 }
 
+// watchable lists the formats --ingest takes: those with default
+// locations to read.
+func watchable() []ingest.Format {
+	var out []ingest.Format
+	for _, f := range ingest.Formats {
+		if len(ingest.DefaultPaths(f, "")) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ingestFormats parses --ingest: each name must be a format with default
+// locations (the server has no paths to give the others); anything else
+// is a usage error. A name given twice is read once; empty ones are
+// skipped.
+func ingestFormats(names []string) ([]ingest.Format, error) {
+	var formats []ingest.Format
+	for _, name := range names {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		f, err := ingest.ParseFormat(name)
+		if err != nil {
+			return nil, usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(watchable()))
+		}
+		if !slices.Contains(watchable(), f) {
+			return nil, usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
+				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, formatList(watchable()), f, f)
+		}
+		if !slices.Contains(formats, f) {
+			formats = append(formats, f)
+		}
+	}
+	return formats, nil
+}
+
+func formatList(fs []ingest.Format) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
 func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err := checkAddr(ctx, o.addr); err != nil {
+		return err
+	}
+	formats, err := ingestFormats(o.ingest)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(a.home, 0o700); err != nil {
@@ -198,17 +248,6 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 			},
 		})
 	})
-	formats := make([]ingest.Format, 0, len(o.ingest))
-	for _, name := range o.ingest {
-		f, err := ingest.ParseFormat(strings.TrimSpace(name))
-		if err != nil {
-			stopFollow()
-			wg.Wait()
-			ln.Close()
-			return usagef("--ingest: %s", err)
-		}
-		formats = append(formats, f)
-	}
 	if len(formats) > 0 {
 		wg.Go(func() { a.ingestLoop(fctx, s, formats, o.ingestEvery) })
 	}

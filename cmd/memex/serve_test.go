@@ -285,3 +285,18 @@ func TestServeLeavesNoTokenWhenItCannotListen(t *testing.T) {
 		t.Errorf("token created by a serve that never listened: %v", err)
 	}
 }
+
+// TestServeIngestNeedsDefaultLocations: --ingest takes only formats with
+// default locations; the others (and unknown names) are usage errors at
+// start-up that name the formats it takes, before anything is created.
+func TestServeIngestNeedsDefaultLocations(t *testing.T) {
+	for _, arg := range []string{"jsonl", "claude-code,swe-agent", "mini-swe-agent", "bogus"} {
+		home := t.TempDir()
+		r := runServeRefused(t, home, "--addr", "127.0.0.1:0", "--ingest", arg)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--ingest") ||
+			!strings.Contains(r.stderr, "claude-code, codex, opencode, auto") {
+			t.Errorf("serve --ingest %s: %+v", arg, r)
+		}
+		emptyDir(t, home)
+	}
+}

@@ -244,6 +244,17 @@ func runServeRefused(t *testing.T, home string, args ...string) result {
 	return result{exitCode(err, &errb), out.String(), errb.String()}
 }
 
+// noTranscripts points the hosts' default transcript locations at an
+// empty home, so that a serve --ingest under test reads nothing of the
+// user's.
+func noTranscripts(t *testing.T) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"} {
+		t.Setenv(k, "")
+	}
+}
+
 // emptyDir fails the test if dir holds anything.
 func emptyDir(t *testing.T, dir string) {
 	t.Helper()
@@ -290,6 +301,7 @@ func TestServeLeavesNoTokenWhenItCannotListen(t *testing.T) {
 // default locations; the others (and unknown names) are usage errors at
 // start-up that name the formats it takes, before anything is created.
 func TestServeIngestNeedsDefaultLocations(t *testing.T) {
+	noTranscripts(t)
 	for _, arg := range []string{"jsonl", "claude-code,swe-agent", "mini-swe-agent", "bogus"} {
 		home := t.TempDir()
 		r := runServeRefused(t, home, "--addr", "127.0.0.1:0", "--ingest", arg)
@@ -298,5 +310,21 @@ func TestServeIngestNeedsDefaultLocations(t *testing.T) {
 			t.Errorf("serve --ingest %s: %+v", arg, r)
 		}
 		emptyDir(t, home)
+	}
+}
+
+// TestServeRejectsNonPositiveIngestEvery: --ingest-every 0s or a negative
+// duration is a usage error, not a silent default.
+func TestServeRejectsNonPositiveIngestEvery(t *testing.T) {
+	noTranscripts(t)
+	for _, every := range []string{"0s", "0", "-5s"} {
+		for _, args := range [][]string{{"--ingest", "codex"}, nil} {
+			home := t.TempDir()
+			r := runServeRefused(t, home, append([]string{"--addr", "127.0.0.1:0", "--ingest-every", every}, args...)...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, "--ingest-every") {
+				t.Errorf("serve --ingest-every %s %v: %+v", every, args, r)
+			}
+			emptyDir(t, home)
+		}
 	}
 }

@@ -50,6 +50,10 @@ through $MEMEX_HOME/serve.addr instead of waiting for the lock. The index is kep
 date in the background; with --ingest, so are the hosts' transcripts (incrementally, every
 --ingest-every).
 
+$MEMEX_HOME/serve.addr exists while the server runs. Its first line is the address to
+dial (127.0.0.1:7077); a second line, present only when the server requires a token, is
+the absolute path of the token file. Scripts take the address with head -n1.
+
 It binds loopback by default. Binding any other address requires a bearer token: the
 one in --token-file, else $MEMEX_HOME/token, created (mode 0600) on first use. Clients
 send "Authorization: Bearer TOKEN". With a loopback address a token is used only when
@@ -58,7 +62,8 @@ finish.`,
 		Example: `  memex serve
   memex serve --addr 0.0.0.0:7077            # token in ~/.memex/token
   memex serve --ingest claude-code,codex      # also import their transcripts as they grow
-  curl -s localhost:7077/v1/search?q=nil+map`,
+  curl -s localhost:7077/v1/search?q=nil+map
+  curl -s "http://$(head -n1 ~/.memex/serve.addr)/v1/stats"`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o) },
 	}
@@ -296,7 +301,10 @@ func dialAddr(a net.Addr) string {
 }
 
 // serve.addr holds the running server's address on its first line and,
-// when it requires a token, the token file's path on the second.
+// when it requires a token, the token file's absolute path on the second
+// (documented in serve --help and docs/agents.md: scripts read the first
+// line). Both are in one file, renamed into place, so that a client never
+// reads the address of one server with the token of another.
 const serveAddrFile = "serve.addr"
 
 func writeServeAddr(home, addr, tokenPath string) error {

@@ -328,3 +328,32 @@ func TestServeRejectsNonPositiveIngestEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAddrFileFormat pins the documented format of serve.addr: the
+// address alone on the first line (what scripts read with head -n1) and,
+// only when the server requires a token, the token file's absolute path
+// on the second; serve --help says so.
+func TestServeAddrFileFormat(t *testing.T) {
+	home := t.TempDir()
+	addr := startServe(t, home)
+	if b, err := os.ReadFile(filepath.Join(home, serveAddrFile)); err != nil || string(b) != addr+"\n" {
+		t.Fatalf("serve.addr without a token = %q, %v; want %q", b, err, addr+"\n")
+	}
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "tok"), "0123456789abcdef0123\n")
+	t.Chdir(dir)
+	home = t.TempDir()
+	addr = startServe(t, home, "--token-file", "tok") // relative to the working directory
+	b, err := os.ReadFile(filepath.Join(home, serveAddrFile))
+	if err != nil || string(b) != addr+"\n"+filepath.Join(dir, "tok")+"\n" {
+		t.Fatalf("serve.addr with a token = %q, %v; want the address, then the token file's absolute path", b, err)
+	}
+
+	help := run(t, home, nil, "serve", "--help").stdout
+	for _, want := range []string{"first line is the address", "second line", "token file", "head -n1"} {
+		if !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+			t.Errorf("serve --help does not say %q about serve.addr:\n%s", want, help)
+		}
+	}
+}

@@ -57,15 +57,32 @@ type SearchResult struct {
 	Partly  int    `json:"partly,omitempty"` // the last Partly hits match only some of the words
 }
 
-// SessionInfo sums up one session.
+// SessionInfo sums up one session, as GET /v1/sessions and
+// `memex sessions --json` print it.
 type SessionInfo struct {
-	Session string `json:"session"`
-	Entries int    `json:"entries"`
+	Session     string    `json:"session"`
+	Agent       string    `json:"agent"`
+	Project     string    `json:"project"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Entries     int       `json:"entries"`
+	Tokens      int64     `json:"tokens"`
+	Compactions int       `json:"compactions"` // points where the agent's context was compacted
+	Parent      string    `json:"parent,omitempty"`
+}
+
+// SessionFilter narrows a session listing to the entries of one project
+// and of one agent ("" is any).
+type SessionFilter struct {
+	Project string
+	Agent   string
 }
 
 // Catalog lists sessions and archive figures.
 type Catalog interface {
-	Sessions(ctx context.Context) ([]SessionInfo, error)
+	// Sessions lists the sessions with entries that f admits, oldest
+	// first, counting those entries only.
+	Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, error)
 	// Stats returns the archive's figures as a JSON-encodable value.
 	Stats(ctx context.Context) (any, error)
 }

@@ -27,7 +27,9 @@
 //	                                    before after (IDs or aliases)
 //	GET  /v1/context                    session project budget before -> the
 //	                                    IndexedSummary
-//	GET  /v1/sessions                   every session with its entry count
+//	GET  /v1/sessions                   project agent -> every session (SessionInfo:
+//	                                    agent, project, start, end, entries,
+//	                                    tokens, compactions, parent), oldest first
 //	GET  /v1/sessions/{session}         the session's entries in order (replay)
 //	GET  /v1/stats                      archive figures
 //	POST /v1/ingest                     {"format":"claude-code","paths":[...]}:

@@ -43,12 +43,24 @@ func (x scanIndex) Search(ctx context.Context, q Query) (SearchResult, error) {
 
 type catalog struct{ st *archive.Store }
 
-func (c catalog) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	list, err := c.st.Sessions(ctx)
-	out := make([]SessionInfo, len(list))
-	for i, s := range list {
-		out[i] = SessionInfo{Session: s.Session, Entries: s.Entries}
-	}
+// Sessions lists the sessions in the order of their first entry, with the
+// project and agent of that entry and the count of entries f admits.
+func (c catalog) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, error) {
+	var out []SessionInfo
+	at := map[string]int{}
+	err := c.st.Scan(ctx, timeZero, timeZero, func(e memex.Entry) error {
+		if e.Session == "" || f.Project != "" && e.Project != f.Project || f.Agent != "" && e.Agent != f.Agent {
+			return nil
+		}
+		i, ok := at[e.Session]
+		if !ok {
+			i, at[e.Session] = len(out), len(out)
+			out = append(out, SessionInfo{Session: e.Session, Project: e.Project, Agent: e.Agent, Start: e.Created})
+		}
+		out[i].Entries++
+		out[i].End = e.Created
+		return nil
+	})
 	return out, err
 }
 

@@ -398,7 +398,8 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errUnavailable)
 		return
 	}
-	list, err := s.opts.Catalog.Sessions(r.Context())
+	q := r.URL.Query()
+	list, err := s.opts.Catalog.Sessions(r.Context(), SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -139,8 +139,18 @@ func TestEndpoints(t *testing.T) {
 	}
 	w = do(t, h, "GET", "/v1/sessions", nil)
 	sl := decode[struct{ Sessions []SessionInfo }](t, w)
-	if len(sl.Sessions) != 2 || sl.Sessions[0] != (SessionInfo{"s1", 2}) {
+	if len(sl.Sessions) != 2 || sl.Sessions[0].Session != "s1" || sl.Sessions[0].Entries != 2 || sl.Sessions[0].Project != "p" ||
+		!sl.Sessions[0].Start.Equal(e1.Created) || !sl.Sessions[0].End.Equal(e2.Created) || sl.Sessions[1].Session != "s2" {
 		t.Fatalf("sessions: %s", w.Body)
+	}
+	// The project and agent filters reach the catalog.
+	w = do(t, h, "GET", "/v1/sessions?project=p", nil)
+	if sl := decode[struct{ Sessions []SessionInfo }](t, w); len(sl.Sessions) != 1 || sl.Sessions[0].Session != "s1" {
+		t.Fatalf("sessions of project p: %s", w.Body)
+	}
+	w = do(t, h, "GET", "/v1/sessions?agent=nobody", nil)
+	if w.Code != 200 || strings.TrimSpace(w.Body.String()) != `{"sessions":[]}` {
+		t.Fatalf("sessions of no agent: %s", w.Body)
 	}
 	w = do(t, h, "GET", "/v1/sessions/s1", nil)
 	rp := decode[struct{ Entries []memex.Entry }](t, w)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -62,11 +63,11 @@ func TestIngestSessionsReplaySearch(t *testing.T) {
 	}
 
 	ss := run(t, home, nil, "sessions", "--json")
-	var sessions []sessionInfo
+	var sessions []api.SessionInfo
 	if err := json.Unmarshal([]byte(ss.stdout), &sessions); err != nil {
 		t.Fatal(err, ss.stdout)
 	}
-	var s1 *sessionInfo
+	var s1 *api.SessionInfo
 	for i := range sessions {
 		if sessions[i].Session == "s1" {
 			s1 = &sessions[i]

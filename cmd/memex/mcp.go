@@ -197,8 +197,8 @@ func (l lockedStore) Search(ctx context.Context, q api.Query) (res api.SearchRes
 	return res, err
 }
 
-func (l lockedStore) Sessions(ctx context.Context) (list []api.SessionInfo, err error) {
-	err = l.with(ctx, false, func(s *archive.Store) error { list, err = catalog{s}.Sessions(ctx); return err })
+func (l lockedStore) Sessions(ctx context.Context, f api.SessionFilter) (list []api.SessionInfo, err error) {
+	err = l.with(ctx, false, func(s *archive.Store) error { list, err = catalog{s}.Sessions(ctx, f); return err })
 	return list, err
 }
 

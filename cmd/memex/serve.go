@@ -45,9 +45,10 @@ func (a *app) serveCommand() *cobra.Command {
 		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
 		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
 		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
-owns the store while it runs: other memex commands (add, show, search) talk to it
-through $MEMEX_HOME/serve.addr instead of waiting for the lock. The index is kept up to
-date in the background; with --ingest, so are the hosts' transcripts (incrementally, every
+owns the store while it runs: memex add, show, search, deref, context, sessions and
+stats talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
+commands that need the store say the server holds it. The index is kept up to date in
+the background; with --ingest, so are the hosts' transcripts (incrementally, every
 --ingest-every).
 
 $MEMEX_HOME/serve.addr exists while the server runs. Its first line is the address to
@@ -377,29 +378,18 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (any, erro
 // catalog adapts the archive to api.Catalog.
 type catalog struct{ s *archive.Store }
 
-func (c catalog) Sessions(ctx context.Context) ([]api.SessionInfo, error) {
-	list, err := c.s.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.SessionInfo, len(list))
-	for i, s := range list {
-		out[i] = api.SessionInfo{Session: s.Session, Entries: s.Entries}
-	}
-	return out, nil
+// Sessions answers as memex sessions lists.
+func (c catalog) Sessions(ctx context.Context, f api.SessionFilter) ([]api.SessionInfo, error) {
+	return collectSessions(ctx, c.s, f.Project, f.Agent)
 }
 
+// Stats answers as memex stats --json prints.
 func (c catalog) Stats(ctx context.Context) (any, error) {
 	st, err := c.s.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
-		"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
-		"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
-		"tokens": st.Tokens, "pending_index": st.Pending,
-	}, nil
+	return statsJSON(st), nil
 }
 
 // The client side of a running server: CLI commands that find one in
@@ -526,6 +516,10 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteDeref(ctx, r, c)
 	case "context":
 		err = a.remoteContext(ctx, r, c)
+	case "sessions":
+		err = a.remoteSessions(ctx, r, c)
+	case "stats":
+		err = a.remoteStats(ctx, r, c)
 	default:
 		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
 			name, addr, memex.ErrBusy)
@@ -717,6 +711,36 @@ func (a *app) remoteContext(ctx context.Context, r *remote, c *cobra.Command) er
 	}
 	_, err := fmt.Fprint(a.stdout, ensureNewline(res.Text))
 	return err
+}
+
+func (a *app) remoteSessions(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	q := url.Values{}
+	for _, n := range []string{"project", "agent"} {
+		if v, _ := f.GetString(n); v != "" {
+			q.Set(n, v)
+		}
+	}
+	var res struct {
+		Sessions []api.SessionInfo `json:"sessions"`
+	}
+	if err := r.getJSON(ctx, "/v1/sessions", q, &res); err != nil {
+		return err
+	}
+	asJSON, _ := f.GetBool("json")
+	return a.printSessions(res.Sessions, asJSON)
+}
+
+// remoteStats reads the server's figures into archive.Stats (the fields
+// of statsJSON that are not derived from others), so that both paths
+// print from the same value.
+func (a *app) remoteStats(ctx context.Context, r *remote, c *cobra.Command) error {
+	var st archive.Stats
+	if err := r.getJSON(ctx, "/v1/stats", nil, &st); err != nil {
+		return err
+	}
+	asJSON, _ := c.Flags().GetBool("json")
+	return a.printStats(st, asJSON)
 }
 
 // printHits prints search hits as memex search does.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -356,4 +358,90 @@ func TestServeAddrFileFormat(t *testing.T) {
 			t.Errorf("serve --help does not say %q about serve.addr:\n%s", want, help)
 		}
 	}
+}
+
+// TestServeSessionsAndStatsMatchLocal: memex sessions and stats go through
+// a running server and print what they print from the store: the same
+// bytes for sessions (text and --json, filters included), the same JSON
+// keys and value types for stats, and the same figures but those that
+// opening the store to serve changes (its size on disk, and the entries
+// not yet indexed).
+func TestServeSessionsAndStatsMatchLocal(t *testing.T) {
+	home := t.TempDir()
+	dir := copyTree(t, filepath.Join(testutil.ModuleRoot(), "ingest", "testdata", "claude"))
+	if r := run(t, home, nil, "ingest", "claude-code", dir); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	for i, s := range []string{"s-a", "s-a", "s-b"} {
+		if r := run(t, home, []byte(fmt.Sprintf("output %d\n", i)), "add", "--session", s, "--agent", "codex",
+			"--project", "github.com/acme/api", "--tool", "bash", "-"); r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	commands := [][]string{
+		{"sessions"}, {"sessions", "--json"},
+		{"sessions", "--agent", "codex", "--json"}, {"sessions", "--project", "github.com/acme/api"},
+		{"sessions", "--agent", "nobody", "--json"}, {"sessions", "--agent", "nobody"},
+		{"stats"}, {"stats", "--json"},
+	}
+	local := make([]result, len(commands))
+	for i, args := range commands {
+		if local[i] = run(t, home, nil, args...); local[i].code != 0 || local[i].stderr != "" {
+			t.Fatalf("%v: %+v", args, local[i])
+		}
+	}
+	var listed []api.SessionInfo
+	if err := json.Unmarshal([]byte(local[1].stdout), &listed); err != nil || len(listed) < 3 {
+		t.Fatalf("sessions --json: %v %s", err, local[1].stdout)
+	}
+
+	startServe(t, home)
+	for i, args := range commands {
+		got := run(t, home, nil, args...)
+		if got.code != 0 || got.stderr != "" {
+			t.Fatalf("%v through the server: %+v", args, got)
+		}
+		switch args[0] {
+		case "sessions":
+			if got.stdout != local[i].stdout {
+				t.Errorf("%v through the server printed\n%s\nfrom the store\n%s", args, got.stdout, local[i].stdout)
+			}
+		case "stats":
+			if len(args) == 1 {
+				if g, l := dropLine(got.stdout, "on disk"), dropLine(local[i].stdout, "on disk"); g != l {
+					t.Errorf("stats through the server printed\n%s\nfrom the store\n%s", got.stdout, local[i].stdout)
+				}
+				continue
+			}
+			var g, l map[string]any
+			if err := json.Unmarshal([]byte(got.stdout), &g); err != nil {
+				t.Fatal(err, got.stdout)
+			}
+			if err := json.Unmarshal([]byte(local[i].stdout), &l); err != nil {
+				t.Fatal(err, local[i].stdout)
+			}
+			if len(g) != len(l) {
+				t.Errorf("stats --json keys: through the server %v, from the store %v", g, l)
+			}
+			for k, lv := range l {
+				gv, ok := g[k]
+				if !ok || fmt.Sprintf("%T", gv) != fmt.Sprintf("%T", lv) {
+					t.Errorf("stats --json %q: through the server %v (%T), from the store %v (%T)", k, gv, gv, lv, lv)
+				} else if k != "disk_bytes" && k != "pending_index" && gv != lv {
+					t.Errorf("stats --json %q: through the server %v, from the store %v", k, gv, lv)
+				}
+			}
+		}
+	}
+}
+
+// dropLine returns s without its lines that start with prefix.
+func dropLine(s, prefix string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }

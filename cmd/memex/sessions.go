@@ -12,23 +12,11 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
-
-// sessionInfo sums up one session for `memex sessions`.
-type sessionInfo struct {
-	Session     string    `json:"session"`
-	Agent       string    `json:"agent"`
-	Project     string    `json:"project"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Entries     int       `json:"entries"`
-	Tokens      int64     `json:"tokens"`
-	Compactions int       `json:"compactions"`
-	Parent      string    `json:"parent,omitempty"`
-}
 
 // isCompaction reports whether e marks a point where the agent's context
 // was compacted (the ingest readers set Attrs["event"]).
@@ -40,15 +28,18 @@ func isCompaction(e memex.Entry) bool {
 	return false
 }
 
-func collectSessions(ctx context.Context, s *archive.Store, project, agent string) ([]sessionInfo, error) {
-	by := map[string]*sessionInfo{}
+// collectSessions sums up the sessions of the entries of project and of
+// agent ("" is any), oldest first. memex sessions prints it, and a
+// running server answers GET /v1/sessions with it (catalog, in serve.go).
+func collectSessions(ctx context.Context, s *archive.Store, project, agent string) ([]api.SessionInfo, error) {
+	by := map[string]*api.SessionInfo{}
 	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
 		if e.Session == "" || (project != "" && e.Project != project) || (agent != "" && e.Agent != agent) {
 			return nil
 		}
 		si := by[e.Session]
 		if si == nil {
-			si = &sessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
+			si = &api.SessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
 			by[e.Session] = si
 		}
 		si.Entries++
@@ -70,7 +61,7 @@ func collectSessions(ctx context.Context, s *archive.Store, project, agent strin
 	if err != nil {
 		return nil, err
 	}
-	out := make([]sessionInfo, 0, len(by))
+	out := make([]api.SessionInfo, 0, len(by))
 	for _, si := range by {
 		out = append(out, *si)
 	}
@@ -103,22 +94,31 @@ archived and the number of compactions (points where the agent lost its context)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, list)
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "SESSION\tAGENT\tPROJECT\tSTART\tEND\tENTRIES\tTOKENS\tCOMPACTIONS")
-			for _, si := range list {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", si.Session, si.Agent, si.Project,
-					si.Start.Format("2006-01-02 15:04"), si.End.Format("2006-01-02 15:04"), si.Entries, si.Tokens, si.Compactions)
-			}
-			return w.Flush()
+			return a.printSessions(list, asJSON)
 		},
 	}
 	c.Flags().Var(projectValue{&project}, "project", "only sessions of this project")
 	c.Flags().StringVar(&agent, "agent", "", "only sessions of this agent")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
 	return c
+}
+
+// printSessions prints a session listing as memex sessions does, whether
+// it was read from the store or from a running server.
+func (a *app) printSessions(list []api.SessionInfo, asJSON bool) error {
+	if asJSON {
+		if list == nil {
+			list = []api.SessionInfo{}
+		}
+		return writeJSON(a.stdout, list)
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "SESSION\tAGENT\tPROJECT\tSTART\tEND\tENTRIES\tTOKENS\tCOMPACTIONS")
+	for _, si := range list {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", si.Session, si.Agent, si.Project,
+			si.Start.Format("2006-01-02 15:04"), si.End.Format("2006-01-02 15:04"), si.Entries, si.Tokens, si.Compactions)
+	}
+	return w.Flush()
 }
 
 type replayStep struct {

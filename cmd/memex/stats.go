@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -25,27 +26,39 @@ func (a *app) statsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, map[string]any{
-					"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
-					"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
-					"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
-					"tokens": st.Tokens, "pending_index": st.Pending,
-				})
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "entries\t%d\n", st.Entries)
-			fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
-			fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
-			fmt.Fprintf(w, "raw bytes\t%s\n", human(st.RawBytes))
-			fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio())
-			fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved()), st.Bodies)
-			fmt.Fprintf(w, "on disk\t%s\n", human(st.DiskBytes))
-			return w.Flush()
+			return a.printStats(st, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return c
+}
+
+// statsJSON is the archive's figures as memex stats --json prints them
+// and a running server answers GET /v1/stats (catalog, in serve.go).
+func statsJSON(st archive.Stats) map[string]any {
+	return map[string]any{
+		"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
+		"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
+		"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
+		"tokens": st.Tokens, "pending_index": st.Pending,
+	}
+}
+
+// printStats prints the figures as memex stats does, whether they were
+// read from the store or from a running server.
+func (a *app) printStats(st archive.Stats, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, statsJSON(st))
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "entries\t%d\n", st.Entries)
+	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
+	fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
+	fmt.Fprintf(w, "raw bytes\t%s\n", human(st.RawBytes))
+	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio())
+	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved()), st.Bodies)
+	fmt.Fprintf(w, "on disk\t%s\n", human(st.DiskBytes))
+	return w.Flush()
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }

@@ -20,10 +20,10 @@ import (
 // The routing seam: commands reach the store through the app's store()
 // method only. When a `memex serve` is running its address is in
 // $MEMEX_HOME/serve.addr, and open() hands the command being run to that
-// server instead (route, in serve.go): add, show, search, deref and context
-// run there and the local command stops with their outcome; other commands
-// fail at once with memex.ErrBusy rather than wait for a lock the server
-// holds for good.
+// server instead (route, in serve.go): add, show, search, deref, context,
+// sessions and stats run there and the local command stops with their
+// outcome; other commands fail at once with memex.ErrBusy rather than wait
+// for a lock the server holds for good.
 
 type storeHandle struct {
 	lock  *flock.Flock

@@ -71,7 +71,7 @@ finish.`,
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
 	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(watchable())+")")
-	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (a positive duration: 30s, 5m, 1h)")
+	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
 	// The routing seam needs the command tree to find the command being
 	// run (see store.go); the serve command is the one of this file.
 	a.remember(c)
@@ -195,8 +195,9 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.ingestEvery <= 0 {
-		return usagef("--ingest-every %s: want a positive duration, as 30s or 5m", o.ingestEvery)
+	if o.ingestEvery < time.Second {
+		// Below a second the loop would spin on the transcripts' files.
+		return usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
 	}
 	if err := os.MkdirAll(a.home, 0o700); err != nil {
 		return err

@@ -315,11 +315,12 @@ func TestServeIngestNeedsDefaultLocations(t *testing.T) {
 	}
 }
 
-// TestServeRejectsNonPositiveIngestEvery: --ingest-every 0s or a negative
-// duration is a usage error, not a silent default.
+// TestServeRejectsNonPositiveIngestEvery: --ingest-every 0s, a negative
+// duration or one under a second (a spinning loop) is a usage error, not a
+// silent default.
 func TestServeRejectsNonPositiveIngestEvery(t *testing.T) {
 	noTranscripts(t)
-	for _, every := range []string{"0s", "0", "-5s"} {
+	for _, every := range []string{"0s", "0", "-5s", "1ns", "500ms"} {
 		for _, args := range [][]string{{"--ingest", "codex"}, nil} {
 			home := t.TempDir()
 			r := runServeRefused(t, home, append([]string{"--addr", "127.0.0.1:0", "--ingest-every", every}, args...)...)

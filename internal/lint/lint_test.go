@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"summarize":         {""},
 	"archive":           {"", "summarize"},
 	"index":             {""},
-	"ingest":            {"", "summarize", "internal/redact"},
+	"ingest":            {"", "summarize", "internal/redact", "internal/jsonerr"},
 	"deref":             {"", "summarize"},
 	"api":               {"", "deref"},
 	"eval":              {"*", "-api", "-cmd/memex"},
@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/testutil": {},
 	"internal/lint":     {},
 	"internal/redact":   {},
+	"internal/jsonerr":  {},
 	"internal/catchup":  {"", "archive", "index", "summarize"},
 }
 

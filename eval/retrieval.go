@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/jsonerr"
 	"github.com/memex-archive/memex/summarize"
 )
 
@@ -57,7 +59,10 @@ type Dataset struct {
 
 // LoadDataset reads a LongMemEval or LoCoMo JSON file. A question without
 // evidence (LongMemEval's abstention questions) is kept and scored as
-// nothing to find: the metrics skip it.
+// nothing to find: the metrics skip it. A file that is not the format's
+// JSON array is memex.ErrInvalid with one line saying what was expected
+// and what was found where; it names the file when r has a Name method
+// (an *os.File does).
 func LoadDataset(r io.Reader, format string) (Dataset, error) {
 	switch format {
 	case LongMemEval:
@@ -80,8 +85,8 @@ func loadLongMemEval(r io.Reader) (Dataset, error) {
 		} `json:"haystack_sessions"`
 		AnswerSessions []string `json:"answer_session_ids"`
 	}
-	if err := json.NewDecoder(r).Decode(&items); err != nil {
-		return Dataset{}, fmt.Errorf("eval: longmemeval: %v: %w", err, memex.ErrInvalid)
+	if err := decodeArray(r, LongMemEval, "questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids)", &items); err != nil {
+		return Dataset{}, err
 	}
 	var ds Dataset
 	for _, it := range items {
@@ -107,6 +112,53 @@ func loadLongMemEval(r io.Reader) (Dataset, error) {
 	return ds, nil
 }
 
+// decodeArray decodes the JSON array r holds into items (a pointer to a
+// slice). what names the array's elements and their main fields, for the
+// error when r holds something else: encoding/json would name the Go type
+// of items, which is of no use to whoever wrote the file.
+func decodeArray(r io.Reader, format, what string, items any) error {
+	file := ""
+	if n, ok := r.(interface{ Name() string }); ok {
+		file = n.Name() + ": "
+	}
+	// Read whole, as the decoder would buffer the whole array anyway, so
+	// that the first byte can be looked at and offsets count from the
+	// start of the file.
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("eval: %s: %s%w", format, file, err)
+	}
+	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+	if start == len(data) || data[start] != '[' {
+		found := "nothing (an empty file)"
+		if start < len(data) {
+			found = jsonStart(data[start]) + fmt.Sprintf(" at offset %d", start)
+		}
+		return fmt.Errorf("eval: %s: %swant a JSON array of %s: found %s: %w", format, file, what, found, memex.ErrInvalid)
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(items); err != nil {
+		return fmt.Errorf("eval: %s: %s%s: %w", format, file, jsonerr.Describe(err), memex.ErrInvalid)
+	}
+	return nil
+}
+
+// jsonStart names the JSON value that begins with b.
+func jsonStart(b byte) string {
+	switch {
+	case b == '{':
+		return "an object"
+	case b == '"':
+		return "a string"
+	case b == '-' || b >= '0' && b <= '9':
+		return "a number"
+	case b == 't' || b == 'f':
+		return "a boolean"
+	case b == 'n':
+		return "null"
+	}
+	return fmt.Sprintf("no JSON (%q)", b)
+}
+
 var locomoSession = regexp.MustCompile(`^session_(\d+)$`)
 
 func loadLoCoMo(r io.Reader) (Dataset, error) {
@@ -120,8 +172,8 @@ func loadLoCoMo(r io.Reader) (Dataset, error) {
 			Category int             `json:"category"`
 		} `json:"qa"`
 	}
-	if err := json.NewDecoder(r).Decode(&items); err != nil {
-		return Dataset{}, fmt.Errorf("eval: locomo: %v: %w", err, memex.ErrInvalid)
+	if err := decodeArray(r, LoCoMo, "samples (sample_id, conversation, qa)", &items); err != nil {
+		return Dataset{}, err
 	}
 	var ds Dataset
 	for n, it := range items {
@@ -146,7 +198,7 @@ func loadLoCoMo(r io.Reader) (Dataset, error) {
 				Text    string `json:"text"`
 			}
 			if err := json.Unmarshal(it.Conversation[sid], &turns); err != nil {
-				return Dataset{}, fmt.Errorf("eval: locomo %s %s: %v: %w", id, sid, err, memex.ErrInvalid)
+				return Dataset{}, fmt.Errorf("eval: locomo %s %s: turns: %s: %w", id, sid, jsonerr.Describe(err), memex.ErrInvalid)
 			}
 			h.Sessions = append(h.Sessions, sid)
 			for _, t := range turns {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -108,5 +109,49 @@ func TestRetrievalOnFixtures(t *testing.T) {
 	var sb strings.Builder
 	if err := WriteRetrievalTable(&sb, lc); err != nil || !strings.Contains(sb.String(), "session") {
 		t.Errorf("table %q, %v", sb.String(), err)
+	}
+}
+
+// TestLoadDatasetSaysWhatItWants: a file of another shape fails with one
+// line naming the file, what the format wants and what was found where,
+// never a Go type.
+func TestLoadDatasetSaysWhatItWants(t *testing.T) {
+	open := func(name string) *os.File {
+		f, err := os.Open(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	for _, c := range []struct {
+		format string
+		r      io.Reader
+		want   string
+	}{
+		{LongMemEval, open("notes.jsonl"), "eval: longmemeval: " + filepath.Join("testdata", "notes.jsonl") +
+			": want a JSON array of questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids): found an object at offset 0: invalid input"},
+		{LoCoMo, open("notes.jsonl"), "eval: locomo: " + filepath.Join("testdata", "notes.jsonl") +
+			": want a JSON array of samples (sample_id, conversation, qa): found an object at offset 0: invalid input"},
+		{LoCoMo, open("longmemeval.json"), ""}, // another format's array: no samples, no error
+		{LongMemEval, strings.NewReader("\n  \"q1\""), "eval: longmemeval: want a JSON array of questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids): found a string at offset 3: invalid input"},
+		{LoCoMo, strings.NewReader(""), "eval: locomo: want a JSON array of samples (sample_id, conversation, qa): found nothing (an empty file): invalid input"},
+		{LongMemEval, strings.NewReader(`[{"question_id":"q1","haystack_sessions":[[{"role":1}]]}]`),
+			`eval: longmemeval: field "haystack_sessions.role": found a number, want a string (near byte 52): invalid input`},
+		{LoCoMo, strings.NewReader(`[{"sample_id":"c1","conversation":{"session_1":{"text":"hi"}}}]`),
+			`eval: locomo c1 session_1: turns: found an object, want an array (near byte 1): invalid input`},
+		{LoCoMo, strings.NewReader("["), "eval: locomo: JSON cut short: invalid input"},
+	} {
+		_, err := LoadDataset(c.r, c.format)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.format, got, c.want)
+		}
+		if strings.Contains(got, "Go ") || strings.Contains(got, "struct") {
+			t.Errorf("%s: names Go types: %s", c.format, got)
+		}
 	}
 }

@@ -92,4 +92,11 @@ func TestEvalRetrieval(t *testing.T) {
 	if r := run(t, home, nil, "eval", "retrieval", "--format", "locomo", fixture); r.code != 0 || !strings.Contains(r.stdout, "bm25") {
 		t.Fatalf("table: %+v", r)
 	}
+
+	// A file of another shape: one line saying what was expected.
+	notes := filepath.Join(testutil.ModuleRoot(), "eval", "testdata", "notes.jsonl")
+	want := "memex: eval: longmemeval: " + notes + ": want a JSON array of questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids): found an object at offset 0: invalid input\n"
+	if r := run(t, home, nil, "eval", "retrieval", "--format", "longmemeval", notes); r.code != 1 || r.stderr != want || r.stdout != "" {
+		t.Errorf("a JSONL file as longmemeval: %+v", r)
+	}
 }

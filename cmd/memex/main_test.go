@@ -138,6 +138,33 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	}
 }
 
+// TestFlagBeforeCommand: a command's flag given before the command's name
+// is a usage error that says where it goes, not "unknown command" for the
+// word after the name; the root's own flags still go anywhere.
+func TestFlagBeforeCommand(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", "search", "nil"}, "memex: unknown flag --json before the command: flags of a command go after its name (memex search nil --json)\n"},
+		{[]string{"--json", "show", "X"}, "memex: unknown flag --json before the command: flags of a command go after its name (memex show X --json)\n"},
+		{[]string{"-v", "--project", "p", "--json", "search", "nil map"}, "memex: unknown flag --project before the command: flags of a command go after its name (memex -v search 'nil map' --project p --json)\n"},
+		{[]string{"--json", "eval", "retrieval", "x.json"}, "memex: unknown flag --json before the command: flags of a command go after its name (memex eval retrieval x.json --json)\n"},
+		{[]string{"--frobnicate", "search", "nil"}, "memex: unknown flag --frobnicate before the command \"search\", which has no such flag either\nRun 'memex search --help' for usage.\n"},
+	} {
+		r := run(t, home, nil, c.args...)
+		// run puts --home HOME first: it stays in front in the suggestion.
+		want := strings.Replace(c.want, "(memex ", "(memex --home "+home+" ", 1)
+		if r.code != exitUsage || r.stderr != want || r.stdout != "" {
+			t.Errorf("memex %s: code %d stderr %q; want 2 and %q", strings.Join(c.args, " "), r.code, r.stderr, want)
+		}
+	}
+	if r := run(t, home, []byte("x\n"), "-v", "add", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"id"`) {
+		t.Errorf("a root flag before the command: %+v", r)
+	}
+}
+
 func TestRunArchivesOutputAndPassesStatus(t *testing.T) {
 	home := t.TempDir()
 	r := run(t, home, nil, "run", "--quiet", "--alias", "last", "--", "sh", "-c", "echo out; echo err >&2; exit 3")

@@ -49,10 +49,89 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// argument count.
 		var ue *usageError
 		if !errors.As(err, &ue) {
+			if merr := flagBeforeCommand(root, args); merr != nil {
+				return merr
+			}
 			err = usagef("%s\nRun 'memex --help' for usage.", err)
 		}
 	}
 	return err
+}
+
+// flagBeforeCommand explains a command line that gives a command's flag
+// before the command's name (memex --json search nil). Cobra reads an
+// unknown flag there as taking the next word for its value, so it reports
+// the word after the command name as an unknown command. It returns nil
+// when args hold no such flag.
+//
+// Such a line is not reordered and run: which words belong to a flag
+// before the command cannot be known until the command is (--json takes
+// none, --budget one), so a guess could run something else than meant.
+func flagBeforeCommand(root *cobra.Command, args []string) error {
+	var before []string // the words before the command's name
+	for i, w := range args {
+		if w == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			if sub, _, err := root.Find(args[i:]); err == nil && sub != root {
+				return misplacedFlag(root, sub, before, args[i:])
+			}
+		}
+		before = append(before, w)
+	}
+	return nil
+}
+
+// misplacedFlag is the usage error for the words before given ahead of
+// sub, the command that rest starts with: the first flag that is not the
+// root's, and the command line with the command's flags moved after it.
+// The root's flags (--home, -v) stay where they are: they go anywhere.
+func misplacedFlag(root, sub *cobra.Command, before, rest []string) error {
+	var flags, keep []string // the command's flags, and the root's flags with their values
+	for i := 0; i < len(before); i++ {
+		w := before[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		f := root.PersistentFlags().Lookup(name)
+		if !strings.HasPrefix(w, "--") {
+			f = nil
+			if strings.HasPrefix(w, "-") && len(name) == 1 {
+				f = root.PersistentFlags().ShorthandLookup(name)
+			}
+		}
+		if f == nil && (name == "help" || name == "h") {
+			return nil // memex --help search: cobra's own business
+		}
+		if f != nil || !strings.HasPrefix(w, "-") {
+			// A root flag, or the value of the flag before it.
+			keep = append(keep, w)
+			if f != nil && !hasValue && f.NoOptDefVal == "" && i+1 < len(before) {
+				i++
+				keep = append(keep, before[i])
+			}
+			continue
+		}
+		flags = append(flags, w)
+		if !hasValue {
+			if g := sub.Flags().Lookup(name); g != nil && g.NoOptDefVal == "" && i+1 < len(before) {
+				i++
+				flags = append(flags, before[i])
+			}
+		}
+	}
+	if len(flags) == 0 {
+		return nil
+	}
+	name := strings.TrimLeft(flags[0], "-")
+	name, _, _ = strings.Cut(name, "=")
+	if sub.Flags().Lookup(name) == nil && (len(name) != 1 || sub.Flags().ShorthandLookup(name) == nil) {
+		return usagef("unknown flag %s before the command %q, which has no such flag either\nRun '%s --help' for usage.",
+			flags[0], sub.Name(), sub.CommandPath())
+	}
+	line := append([]string{"memex"}, keep...)
+	line = append(append(line, rest...), flags...)
+	return usagef("unknown flag %s before the command: flags of a command go after its name (%s)",
+		flags[0], shellJoin(line))
 }
 
 func (a *app) rootCommand() *cobra.Command {

@@ -81,7 +81,11 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 		return err
 	}
 	if len(ids) == 0 {
-		return fmt.Errorf("forget: no entries: %w", memex.ErrNotFound)
+		what := "project " + o.project
+		if o.session != "" {
+			what = fmt.Sprintf("session %q", o.session)
+		}
+		return fmt.Errorf("forget: no entries for %s: %w", what, memex.ErrNotFound)
 	}
 	if !o.yes {
 		f, ok := a.stdin.(*os.File)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+)
+
+// TestNotFoundReadsAsOneSentence: a not-found error reaches the user as
+// what is missing, without the chain of package and operation prefixes;
+// other errors keep every word.
+func TestNotFoundReadsAsOneSentence(t *testing.T) {
+	wrap := func(format string, args ...any) error { return fmt.Errorf(format, args...) }
+	nf := memex.ErrNotFound
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{wrap("deref: context: %w", wrap("archive: session %q: %w", "nosuch", nf)), `session "nosuch": not found`},
+		{wrap("deref: show %s: %w", "X", wrap("archive: %s: %w", "X", nf)), "X: not found"},
+		{wrap("deref: context: no entries for project %s: %w", "/src/api", nf), "no entries for project /src/api: not found"},
+		{wrap("archive: get %s: %w", "01JD8X3N6Q4W0G2Y7T5R9KZC1M", nf), "get 01JD8X3N6Q4W0G2Y7T5R9KZC1M: not found"},
+		// A reference that is itself one lowercase word is kept.
+		{wrap("archive: %s: %w", "zzz", nf), "zzz: not found"},
+		{wrap("deref: show %s: %w", "zzz", wrap("archive: %s: %w", "zzz", nf)), "zzz: not found"},
+		// Words an outer layer adds beyond an operation's name stay.
+		{wrap("ingest: entries archived, indexing failed (the next search retries): %w", wrap("index: entry %s: %w", "01J", nf)),
+			"entries archived, indexing failed (the next search retries): entry 01J: not found"},
+		// A server's answer holds the sentinel without wrapping a chain.
+		{&remoteError{msg: `deref: context: archive: session "s": not found`, sentinel: nf}, `session "s": not found`},
+		{nf, "not found"},
+	} {
+		if got := userMessage(c.err); got != c.want {
+			t.Errorf("%q: %q, want %q", c.err, got, c.want)
+		}
+	}
+	other := wrap("archive: get %s: %w", "01J", errors.New("checksum mismatch"))
+	if got := userMessage(other); got != other.Error() {
+		t.Errorf("another error: %q", got)
+	}
+}
+
+func TestNotFoundOnTheCommandLine(t *testing.T) {
+	home := t.TempDir()
+	run(t, home, []byte("x\n"), "add", "--session", "s1", "--project", "p")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"context", "--session", "nosuch"}, `memex: session "nosuch": not found`},
+		{[]string{"context", "--project", "nosuch"}, "memex: no entries for project nosuch: not found"},
+		{[]string{"show", "nosuch", "--budget", "100"}, "memex: nosuch: not found"},
+		{[]string{"show", "nosuch"}, "memex: nosuch: not found"},
+		{[]string{"replay", "nosuch"}, `memex: session "nosuch": not found`},
+		{[]string{"forget", "--project", "nosuch", "--yes"}, "memex: no entries for project nosuch: not found"},
+	} {
+		r := run(t, home, nil, c.args...)
+		if r.code != exitFailure || r.stderr != c.want+"\n" {
+			t.Errorf("memex %s: code %d stderr %q; want 1 and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
+		}
+	}
+}

@@ -70,6 +70,12 @@
 // whole that yields not one record while lines of it were malformed or of
 // unknown types is a Report.Unusable line (most likely a file of another
 // format); its progress is not kept, so the next run reports it again.
+// With Auto, which picks a file's format from its name and first bytes,
+// that line says the format was not recognised, naming the format tried;
+// for a one-document format (a trajectory) it also says why, and no other
+// warning precedes it. Warnings word JSON problems in JSON's terms (the
+// field, what it holds, what was expected), never with the parser's Go
+// types.
 //
 // # Secrets
 //

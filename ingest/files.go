@@ -153,7 +153,7 @@ func discover(f Format, paths []string, named bool) ([]target, []string) {
 				ff = sniff(abs)
 			}
 			if ff == "" {
-				errs = append(errs, fmt.Sprintf("%s: unrecognised format", p))
+				errs = append(errs, fmt.Sprintf("%s: format not recognised (auto reads claude-code, codex, opencode, mini-swe-agent, swe-agent and jsonl)", p))
 				continue
 			}
 			if ff == OpenCode && !strings.HasSuffix(abs, ".db") {

@@ -233,7 +233,7 @@ func TestSWEFixtures(t *testing.T) {
 func TestJSONLFixture(t *testing.T) {
 	sink := newMemSink()
 	rep, warns := run(t, sink, Options{Format: JSONL, Paths: []string{"testdata/jsonl/bench.jsonl"}})
-	if rep.Added != 3 || rep.Skipped["no content"] != 1 || len(warns) != 1 || !strings.HasSuffix(warns[0], "bench.jsonl:4: no content") {
+	if rep.Added != 3 || rep.Skipped["no content"] != 1 || len(warns) != 1 || !strings.HasSuffix(warns[0], `bench.jsonl:4: no content: field "content" is required ("" archives an empty entry)`) {
 		t.Fatalf("report %+v warnings %q", rep, warns)
 	}
 	e, body := sink.byAlias(t, "D1:3")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/jsonerr"
 	"github.com/memex-archive/memex/internal/redact"
 )
 
@@ -136,7 +137,9 @@ type Report struct {
 	FileErrors []string `json:"file_errors,omitempty"`
 	// Unusable has one line per file read whole from which nothing could
 	// be taken because every line or record of it was malformed or of a
-	// type its format does not know: most likely a file of another format.
+	// type its format does not know: most likely a file of another format
+	// ("FILE: no valid codex record (...); is it a codex file?", or with
+	// Auto "FILE: format not recognised: auto tried mini-swe-agent, ...").
 	// Such a file is also counted in Files; no progress is kept for it, so
 	// every run reads and reports it again.
 	Unusable []string `json:"unusable,omitempty"`
@@ -304,6 +307,10 @@ type source struct {
 	resumeTool int
 	records    []Record
 	seq        []int // emission order, for a stable sort
+	// notFormat says why the whole file is not of format, when Auto
+	// chose the format and the file's one document does not decode as
+	// it (see badDocument).
+	notFormat string
 }
 
 func (s *source) warnf(line int, format string, args ...any) {
@@ -315,13 +322,41 @@ func (s *source) warnf(line int, format string, args ...any) {
 	}
 }
 
-// skip counts a malformed line.
+// skip counts a malformed line under reason and warns "reason: detail".
+// A JSON decoding error is worded in JSON's terms (the field, what it
+// holds, what was expected), not in the parser's Go types.
 func (s *source) skip(line int, reason string, detail error) {
 	s.rep.count(&s.rep.Skipped, reason, 1)
 	if detail != nil {
-		s.warnf(line, "%s: %v", reason, detail)
+		s.warnf(line, "%s: %s", reason, jsonerr.Describe(detail))
 	} else {
 		s.warnf(line, "%s", reason)
+	}
+}
+
+// skipf counts a malformed line under reason and warns with its own
+// words, for a reason whose detail says it better than its name.
+func (s *source) skipf(line int, reason, format string, args ...any) {
+	s.rep.count(&s.rep.Skipped, reason, 1)
+	s.warnf(line, format, args...)
+}
+
+// badDocument counts a file whose one JSON document is not of s.format
+// (it does not decode as one, or lacks what every such file has). With a
+// format the caller named it is a skipped record like any other. When
+// Auto chose the format from the file's name and first bytes, the file is
+// more likely of a format memex does not read than a broken one: nothing
+// is warned here, and the Unusable line that follows says that the format
+// was not recognised, with this detail.
+func (s *source) badDocument(reason string, detail error) {
+	if s.opts.Format != Auto {
+		s.skip(0, reason, detail)
+		return
+	}
+	s.rep.count(&s.rep.Skipped, reason, 1)
+	s.notFormat = reason
+	if detail != nil {
+		s.notFormat = jsonerr.Describe(detail)
 	}
 }
 
@@ -448,7 +483,7 @@ func (r *runner) file(ctx context.Context, t target) error {
 		// (A resumed file has shown its format before; what it gained
 		// is only malformed.) No progress is kept, so that the next run
 		// says so again instead of finding the file unchanged.
-		msg := unusable(t, skipped, unknown, r.opts.Format == Auto)
+		msg := unusable(t, skipped, unknown, r.opts.Format == Auto, src.notFormat)
 		r.rep.Unusable = append(r.rep.Unusable, msg)
 		r.opts.warn(msg)
 		return nil
@@ -472,8 +507,9 @@ func (r *runner) file(ctx context.Context, t target) error {
 }
 
 // unusable is the Report.Unusable line of t; sniffed says Auto chose its
-// format.
-func unusable(t target, skipped, unknown int, sniffed bool) string {
+// format, notFormat why its document is not of that format (see
+// badDocument).
+func unusable(t target, skipped, unknown int, sniffed bool, notFormat string) string {
 	var why []string
 	if skipped > 0 {
 		why = append(why, fmt.Sprintf("%d skipped", skipped))
@@ -481,11 +517,15 @@ func unusable(t target, skipped, unknown int, sniffed bool) string {
 	if unknown > 0 {
 		why = append(why, fmt.Sprintf("%d of unknown types", unknown))
 	}
-	msg := fmt.Sprintf("%s: no valid %s record (%s); ", t.path, t.format, strings.Join(why, ", "))
+	counts := strings.Join(why, ", ")
 	if sniffed {
-		return msg + "it looked like " + string(t.format) + ": is it in a format memex reads?"
+		msg := fmt.Sprintf("%s: format not recognised: auto tried %s, and ", t.path, t.format)
+		if notFormat != "" {
+			return msg + "it does not read as one: " + notFormat
+		}
+		return msg + "no record of it read as one (" + counts + ")"
 	}
-	return msg + "is it a " + string(t.format) + " file?"
+	return fmt.Sprintf("%s: no valid %s record (%s); is it a %s file?", t.path, t.format, counts, t.format)
 }
 
 // store redacts, dedupes and adds a file's records in time order.

@@ -25,9 +25,10 @@ type jsonlLine struct {
 	Attrs   map[string]string `json:"attrs"`
 }
 
-// parseJSONL reads the generic format: only content is required; session
-// defaults to the file name, kind to note, agent to "jsonl"; key becomes
-// an alias. A line's identity is its session and its bytes, so re-reading
+// parseJSONL reads the generic format: only content is required (present
+// and a string, "" included; absent or null skips the line); time, when
+// given, is RFC 3339; session defaults to the file name, kind to note,
+// agent to "jsonl"; key becomes an alias. A line's identity is its session and its bytes, so re-reading
 // a file adds nothing and an edited line is a new record.
 func parseJSONL(ctx context.Context, s *source) error {
 	defSession := sessionFromPath(s.path)
@@ -43,11 +44,13 @@ func parseJSONL(ctx context.Context, s *source) error {
 			return nil
 		}
 		if l.Content == nil {
-			s.skip(no, "no content", nil)
+			// Absent (or null) is an error; "" is an empty entry, as an
+			// empty file or stdin is for memex add.
+			s.skipf(no, "no content", `no content: field "content" is required ("" archives an empty entry)`)
 			return nil
 		}
 		if l.Time != "" && parseTime(l.Time).IsZero() {
-			s.skip(no, "bad time", nil)
+			s.skipf(no, "bad time", `field "time": %q is not an RFC 3339 time (like 2026-11-29T10:00:00Z)`, l.Time)
 			return nil
 		}
 		session := firstNonEmpty(l.Session, defSession)

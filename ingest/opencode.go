@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/jsonerr"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite": no cgo
 )
 
@@ -343,7 +344,7 @@ func readOpenCodeTree(s *source) ([]ocSession, map[string][]ocMessage, map[strin
 		s.rep.Bytes += int64(len(b))
 		if err := json.Unmarshal(b, v); err != nil {
 			s.rep.count(&s.rep.Skipped, "malformed json", 1)
-			s.opts.warn(fmt.Sprintf("%s: malformed json: %v", p, err))
+			s.opts.warn(fmt.Sprintf("%s: malformed json: %s", p, jsonerr.Describe(err)))
 			return false
 		}
 		return true

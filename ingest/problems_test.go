@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +97,9 @@ func TestWrongFormatIsUnusable(t *testing.T) {
 		{JSONL, codexRollout, "no valid jsonl record (14 skipped); is it a jsonl file?"},
 		{ClaudeCode, codexRollout, "no valid claude-code record (14 of unknown types); is it a claude-code file?"},
 		{Codex, "testdata/claude/-home-u-proj/s1.jsonl", "no valid codex record (1 skipped, 14 of unknown types); is it a codex file?"},
-		{Auto, geminiSession, "no valid mini-swe-agent record (1 skipped); it looked like mini-swe-agent: is it in a format memex reads?"},
+		// Auto took it for mini-swe-agent (a .json file holding one
+		// object): it says the format was not recognised, and why.
+		{Auto, geminiSession, `format not recognised: auto tried mini-swe-agent, and it does not read as one: field "messages.timestamp": found a string, want a number (near byte 185)`},
 	} {
 		abs, _ := filepath.Abs(c.path)
 		sink := newMemSink()
@@ -104,6 +108,11 @@ func TestWrongFormatIsUnusable(t *testing.T) {
 			if rep.Files != 1 || rep.Added != 0 || len(rep.Unusable) != 1 || rep.Unusable[0] != abs+": "+c.want ||
 				len(warns) == 0 || warns[len(warns)-1] != rep.Unusable[0] {
 				t.Errorf("%s %s, run %d: %+v, warnings %q; want unusable %q", c.f, c.path, i+1, rep, warns, c.want)
+			}
+			for _, w := range warns {
+				if strings.Contains(w, "Go ") || strings.Contains(w, "float64") {
+					t.Errorf("%s %s: a warning names Go types: %s", c.f, c.path, w)
+				}
 			}
 		}
 	}
@@ -150,5 +159,59 @@ func TestUsableFilesAreNotUnusable(t *testing.T) {
 	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{grown}})
 	if rep.Files != 1 || rep.SkippedTotal() != 1 || len(rep.Unusable) != 0 {
 		t.Errorf("grown by a malformed line: %+v", rep)
+	}
+}
+
+// TestAutoNamesWhatItTried: a file auto cannot place, or placed but could
+// not read, is reported as a format not recognised, naming what auto
+// tried; with a line format, the lines' own problems come first.
+func TestAutoNamesWhatItTried(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "odd.jsonl")
+	writeFile(t, odd, []byte(`{"content":5}`+"\n"))
+	// The first line makes it jsonl; no line of it is valid.
+	lines := filepath.Join(dir, "notes.jsonl")
+	writeFile(t, lines, []byte(`{"content":"x","time":"soon"}`+"\n"))
+	for _, c := range []struct {
+		path, want string
+		warns      int
+	}{
+		{odd, odd + ": format not recognised (auto reads claude-code, codex, opencode, mini-swe-agent, swe-agent and jsonl)", 1},
+		{lines, lines + ": format not recognised: auto tried jsonl, and no record of it read as one (1 skipped)", 2},
+	} {
+		rep, warns := run(t, newMemSink(), Options{Format: Auto, Paths: []string{c.path}})
+		got := slices.Concat(rep.FileErrors, rep.Unusable)
+		if len(got) != 1 || got[0] != c.want || len(warns) != c.warns || warns[len(warns)-1] != c.want {
+			t.Errorf("%s: problems %q, warnings %q; want %q", c.path, got, warns, c.want)
+		}
+	}
+}
+
+// TestJSONLProblemsSayWhatIsWrong: each malformed line of the generic
+// format is reported with its field, its value and what was expected;
+// content "" is an empty entry, content absent or null is an error.
+func TestJSONLProblemsSayWhatIsWrong(t *testing.T) {
+	const path = "testdata/other/problems.jsonl"
+	abs, _ := filepath.Abs(path)
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: JSONL, Paths: []string{path}})
+	want := []string{
+		`:3: no content: field "content" is required ("" archives an empty entry)`,
+		`:4: no content: field "content" is required ("" archives an empty entry)`,
+		`:5: field "time": "yesterday" is not an RFC 3339 time (like 2026-11-29T10:00:00Z)`,
+		`:6: malformed json: field "content": found a number, want a string (near byte 27)`,
+		`:7: malformed json: not valid JSON at byte 2: invalid character 'n' looking for beginning of object key string`,
+	}
+	for i := range want {
+		want[i] = abs + want[i]
+	}
+	if !slices.Equal(warns, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))
+	}
+	if rep.Added != 2 || !maps.Equal(rep.Skipped, map[string]int{"no content": 2, "bad time": 1, "malformed json": 2}) {
+		t.Errorf("report %+v", rep)
+	}
+	if e, body := sink.byAlias(t, "empty-1"); e.Bytes != 0 || body != "" {
+		t.Errorf(`content "": %+v %q`, e, body)
 	}
 }

@@ -47,12 +47,12 @@ var (
 func parseMiniSWE(ctx context.Context, s *source) error {
 	var tr mswTraj
 	if err := json.Unmarshal(s.data, &tr); err != nil {
-		s.skip(0, "malformed json", err)
+		s.badDocument("malformed json", err)
 		return nil
 	}
 	if tr.Messages == nil {
 		// Valid JSON, but not a trajectory (another tool's JSON file).
-		s.skip(0, "no messages", nil)
+		s.badDocument("no messages", nil)
 		return nil
 	}
 	session := sessionFromPath(s.path)
@@ -224,12 +224,12 @@ type sweTraj struct {
 func parseSWE(ctx context.Context, s *source) error {
 	var tr sweTraj
 	if err := json.Unmarshal(s.data, &tr); err != nil {
-		s.skip(0, "malformed json", err)
+		s.badDocument("malformed json", err)
 		return nil
 	}
 	if tr.Trajectory == nil && tr.History == nil {
 		// Valid JSON, but not a trajectory (another tool's JSON file).
-		s.skip(0, "no trajectory", nil)
+		s.badDocument("no trajectory", nil)
 		return nil
 	}
 	session := sessionFromPath(s.path)

@@ -49,11 +49,17 @@ A malformed line is reported as file:line: reason, skipped and counted. The end 
 by reason, secrets redacted and bytes. The new entries are indexed for search before
 the command returns (--no-index to leave that to the next search).
 
+jsonl is memex's own format, one JSON object per line: "content" (required, a string;
+"" archives an empty entry), and optionally "project", "session" (default: the file's
+name), "agent", "kind" (default note), "tool", "input", "exit", "time" (RFC 3339, as
+2026-11-29T10:00:00Z), "key" and "aliases" (names for the entry), "summary", "attrs".
+
 A PATH that yields no file is reported on stderr: one that does not exist, or a
 directory holding no file FORMAT reads, with what FORMAT looks for (a file given as a
 PATH is read whatever its name). So is a file of which nothing could be imported because
 every line or record of it was malformed or of unknown types: most likely the wrong
-FORMAT. Exit status 1 when no PATH yielded a file, or when every file found was of that
+FORMAT (with auto, the line says the format was not recognised and which one auto
+tried). Exit status 1 when no PATH yielded a file, or when every file found was of that
 kind; files already imported count as found, so a re-run that adds nothing exits 0. A
 PATH or file that yields nothing next to others that do is reported but leaves the
 status 0, as a malformed line does: the rest is imported. Default locations (no PATH)

@@ -159,8 +159,15 @@ func TestIngestWrongFormat(t *testing.T) {
 			t.Fatalf("ingest jsonl %s: %+v", gemini, r)
 		}
 	}
+	// auto took it for mini-swe-agent: it says the format was not
+	// recognised, naming what it tried, and why in JSON's terms.
+	r := run(t, t.TempDir(), nil, "ingest", "auto", gemini)
+	if want := "memex: ingest: " + gemini + `: format not recognised: auto tried mini-swe-agent, and it does not read as one: field "messages.timestamp": found a string, want a number (near byte 185)` + "\n" +
+		"memex: ingest: nothing imported: no valid record of a format memex reads in the 1 file read\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("ingest auto %s: %+v\nwant stderr %q", gemini, r, want)
+	}
 	rollout := ingestFixture("codex", codexRolloutName)
-	r := run(t, t.TempDir(), nil, "ingest", "mini-swe-agent", rollout, "-q", "--json")
+	r = run(t, t.TempDir(), nil, "ingest", "mini-swe-agent", rollout, "-q", "--json")
 	var rep struct{ Unusable []string }
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 || len(rep.Unusable) != 1 ||
 		!strings.HasSuffix(r.stderr, "memex: ingest: nothing imported: no valid mini-swe-agent record in the 1 file read\n") {

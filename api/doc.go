@@ -19,8 +19,9 @@
 //	                                    ?lines=A:B a line range; ?budget=N a
 //	                                    deref of the one entry (text/plain);
 //	                                    ?format=json (or Accept: application/json)
-//	                                    the metadata with "content"
-//	                                    ("content_base64" when not UTF-8)
+//	                                    the metadata with "content" (text), or
+//	                                    "content_base64" and no "content" when
+//	                                    the bytes are not valid UTF-8
 //	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":""}
 //	                                    -> the deref contract's JSON plus "text"
 //	GET  /v1/search?q=...               limit project session agent kind tool

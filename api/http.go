@@ -228,12 +228,14 @@ func wantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
-// entryJSON is an entry's metadata with its content.
+// entryJSON is an entry's metadata with its content: as text in Content
+// when it is valid UTF-8 ("" included), else base64 in ContentBase64;
+// never both.
 type entryJSON struct {
 	memex.Entry
-	Range         string `json:"range,omitempty"`
-	Content       string `json:"content"`
-	ContentBase64 string `json:"content_base64,omitempty"`
+	Range         string  `json:"range,omitempty"`
+	Content       *string `json:"content,omitempty"`
+	ContentBase64 string  `json:"content_base64,omitempty"`
 }
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
@@ -311,7 +313,8 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	}
 	out := entryJSON{Entry: e, Range: lines}
 	if utf8.Valid(buf.Bytes()) {
-		out.Content = buf.String()
+		text := buf.String()
+		out.Content = &text
 	} else {
 		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
 	}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -28,8 +31,14 @@ func (a *app) showCommand() *cobra.Command {
 included). --lines A:B prints lines A to B (1-based, inclusive; A: runs to the end,
 A alone is one line). --budget N prints at most N tokens of content: the whole entry
 when it fits, else exact windows with each elided span marked (as memex deref, without
-its header line). --json adds the metadata and puts the content in "content"
-("content_base64" when it is not valid UTF-8).
+its header line). --budget is for reading text: for an entry that is not valid UTF-8
+(binary) it prints one line instead, "[memex: binary content (N bytes) not shown;
+memex show ID > FILE saves it]", on a terminal or not; without --budget the bytes are
+printed as they are.
+
+--json adds the metadata and puts the content in "content" when it is valid UTF-8,
+else base64-encoded in "content_base64" (and no "content"); with --budget it prints
+the deref result (as memex deref --json).
 
 ` + aliasHelp,
 		Example: `  memex show 01JD8X3N6Q4W0G2Y7T5R9KZC1M
@@ -78,6 +87,12 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		if o.json {
 			return writeJSON(a.stdout, res)
 		}
+		if !utf8.ValidString(item.Content) {
+			// Raw bytes of a binary entry would garble a terminal and are
+			// no use to a reader counting tokens; show without --budget
+			// gives them exactly.
+			return a.binaryNote(ctx, s, item.ID)
+		}
 		_, err = fmt.Fprint(a.stdout, item.Content)
 		return err
 	}
@@ -107,16 +122,43 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		out.Range = o.lines
 	}
 	if utf8.Valid(buf.Bytes()) {
-		out.Content = buf.String()
+		text := buf.String()
+		out.Content = &text
 	} else {
 		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
 	}
 	return writeJSON(a.stdout, out)
 }
 
+// binaryNote prints the line show --budget gives for a binary entry.
+func (a *app) binaryNote(ctx context.Context, s *archive.Store, ref string) error {
+	id, err := memex.ParseID(ref)
+	if err != nil {
+		return err
+	}
+	e, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "[memex: binary content (%s) not shown; memex show %s > FILE saves it]\n",
+		bytesCount(e.Bytes), id)
+	return err
+}
+
+// bytesCount is "1 byte", "2,210 bytes".
+func bytesCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return summarize.Commas(int(n)) + " bytes"
+}
+
+// showJSON is show --json: the metadata with the content either as text
+// in Content (present, "" included, for valid UTF-8) or base64 in
+// ContentBase64, never both.
 type showJSON struct {
 	memex.Entry
-	Range         string `json:"range,omitempty"`
-	Content       string `json:"content"`
-	ContentBase64 string `json:"content_base64,omitempty"`
+	Range         string  `json:"range,omitempty"`
+	Content       *string `json:"content,omitempty"`
+	ContentBase64 string  `json:"content_base64,omitempty"`
 }

@@ -14,7 +14,9 @@
 //	                                    (project session agent kind tool input
 //	                                    summary alias... exit created), or a JSON
 //	                                    object {"content"|"content_base64", ...};
-//	                                    201 with the stored entry
+//	                                    201 with the stored entry. Content may
+//	                                    be empty ("" or an empty raw body) but
+//	                                    a JSON object must give it: {} is 400
 //	GET  /v1/entries/{ref}              exact bytes (application/octet-stream);
 //	                                    ?lines=A:B a line range; ?budget=N a
 //	                                    deref of the one entry (text/plain);

@@ -147,7 +147,9 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 			}
 			body = bytes.NewReader(b)
 		default:
-			s.writeError(w, r, fmt.Errorf("add: content or content_base64 is required: %w", memex.ErrInvalid))
+			// Absent (or null) is an error, as for a JSONL line without
+			// content; "" is an empty entry, as an empty raw body is.
+			s.writeError(w, r, fmt.Errorf(`add: field "content" or "content_base64" is required ("" archives an empty entry): %w`, memex.ErrInvalid))
 			return
 		}
 	} else {

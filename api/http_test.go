@@ -474,3 +474,42 @@ func TestInFlightLimit(t *testing.T) {
 		t.Fatal("healthz is not limited")
 	}
 }
+
+// TestEmptyContent: content may be empty but must be given, as for memex
+// add and a JSONL line: "" (or an empty raw body) is an empty entry,
+// an object without content (or with null) is 400 saying so.
+func TestEmptyContent(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{})
+	h := s.Handler()
+	for _, c := range []struct {
+		name string
+		body string
+		json bool
+	}{
+		{"raw, no body", "", false},
+		{`json "content": ""`, `{"content":""}`, true},
+		{`json "content_base64": ""`, `{"content_base64":""}`, true},
+	} {
+		var hdr []string
+		if c.json {
+			hdr = []string{"Content-Type", "application/json"}
+		}
+		w := do(t, h, "POST", "/v1/entries", strings.NewReader(c.body), hdr...)
+		if w.Code != 201 {
+			t.Fatalf("%s: %d %s", c.name, w.Code, w.Body)
+		}
+		e := decode[memex.Entry](t, w)
+		w = do(t, h, "GET", "/v1/entries/"+e.ID.String()+"?format=json", nil)
+		if got := decode[map[string]any](t, w); e.Bytes != 0 || got["content"] != "" {
+			t.Errorf("%s: entry %+v, read back %v", c.name, e, got)
+		}
+	}
+	for _, body := range []string{`{}`, `{"content":null}`, `{"session":"s1"}`} {
+		w := do(t, h, "POST", "/v1/entries", strings.NewReader(body), "Content-Type", "application/json")
+		wantError(t, w, 400, "invalid")
+		want := `add: field "content" or "content_base64" is required ("" archives an empty entry): invalid input`
+		if eb := decode[ErrorBody](t, w); eb.Error.Message != want {
+			t.Errorf("%s: %q, want %q", body, eb.Error.Message, want)
+		}
+	}
+}

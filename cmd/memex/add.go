@@ -22,7 +22,8 @@ func (a *app) addCommand() *cobra.Command {
 		Use:   "add [flags] [FILE|-]",
 		Short: "Archive one entry from a file or stdin and print its ID",
 		Long: `Archive one entry: the exact bytes of FILE (or stdin, with - or no argument),
-with the metadata given by flags. Prints the new entry's ID.`,
+with the metadata given by flags. Prints the new entry's ID. An empty FILE or stdin
+archives an empty entry (as "content": "" does over HTTP and in a JSONL line).`,
 		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
   memex add --kind note --alias ctx_auth_001 notes.md
   memex add --json report.txt    # {"id","summary","tokens","bytes"}`,

@@ -20,6 +20,8 @@
 //	GET  /v1/entries/{ref}              exact bytes (application/octet-stream);
 //	                                    ?lines=A:B a line range; ?budget=N a
 //	                                    deref of the one entry (text/plain);
+//	                                    &header=0 the content alone within N
+//	                                    tokens, header neither shown nor counted;
 //	                                    ?format=json (or Accept: application/json)
 //	                                    the metadata with "content" (text), or
 //	                                    "content_base64" and no "content" when

@@ -255,11 +255,21 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, fmt.Errorf("get: lines and budget do not combine: %w", memex.ErrInvalid))
 			return
 		}
-		res, err := s.reader.Deref(ctx, []string{ref}, deref.Options{Budget: budget, Project: project})
-		if err == nil && len(res.Items) == 0 {
-			_, err = s.opts.Store.Resolve(ctx, ref, project)
-			if err == nil {
-				err = fmt.Errorf("get %s: %w", ref, memex.ErrNotFound)
+		var res deref.Result
+		text := func() string { return res.Text }
+		if r.URL.Query().Get("header") == "0" {
+			// The content alone within the budget, as memex show --budget
+			// prints it: the header line is neither shown nor counted.
+			var it deref.Item
+			it, res, err = s.reader.Show(ctx, ref, budget, project)
+			text = func() string { return it.Content }
+		} else {
+			res, err = s.reader.Deref(ctx, []string{ref}, deref.Options{Budget: budget, Project: project})
+			if err == nil && len(res.Items) == 0 {
+				_, err = s.opts.Store.Resolve(ctx, ref, project)
+				if err == nil {
+					err = fmt.Errorf("get %s: %w", ref, memex.ErrNotFound)
+				}
 			}
 		}
 		if err != nil {
@@ -267,11 +277,11 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if wantsJSON(r) {
-			writeJSON(w, http.StatusOK, derefJSON{res, res.Text})
+			writeJSON(w, http.StatusOK, derefJSON{res, text()})
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, res.Text)
+		io.WriteString(w, text())
 		return
 	}
 	from, to := int64(1), int64(0)

@@ -438,6 +438,13 @@ func TestGetBudgetUsesDeref(t *testing.T) {
 	if dj.Used > 300 || len(dj.Items) != 1 || dj.Items[0].Complete || !strings.Contains(dj.Text, "panic: nil map") {
 		t.Fatalf("budgeted get: %+v", dj)
 	}
+	// header=0: the content alone, within the budget, as show --budget.
+	small := mustAdd(t, st, memex.Entry{}, "tiny\n")
+	w = do(t, s.Handler(), "GET", "/v1/entries/"+small.ID.String()+"?budget=2&header=0", nil)
+	if w.Code != 200 || w.Body.String() != "tiny\n" {
+		t.Fatalf("header=0: %d %q", w.Code, w.Body)
+	}
+	wantError(t, do(t, s.Handler(), "GET", "/v1/entries/"+small.ID.String()+"?budget=2", nil), 422, "budget_too_small")
 }
 
 type fakeIngester struct{ got *IngestRequest }

@@ -602,6 +602,7 @@ func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error
 	}
 	if budget > 0 {
 		q.Set("budget", strconv.Itoa(budget))
+		q.Set("header", "0") // as show --budget counts locally
 	}
 	if asJSON || budget > 0 {
 		q.Set("format", "json")

@@ -106,6 +106,11 @@ func TestServeRoutesCommands(t *testing.T) {
 	if r := run(t, home, nil, "show", id, "--budget", "200"); !strings.Contains(r.stdout, "--- FAIL: TestRoute") {
 		t.Fatalf("show --budget: %+v", r)
 	}
+	// show --budget counts the content alone, through the server as here.
+	tiny := strings.TrimSpace(run(t, home, []byte("tiny\n"), "add").stdout)
+	if r := run(t, home, nil, "show", tiny, "--budget", "2"); r.code != 0 || r.stdout != "tiny\n" {
+		t.Fatalf("show --budget 2 of a 2-token entry through the server: %+v", r)
+	}
 	if r := run(t, home, nil, "search", "TestRoute", "--session", "s9"); r.code != 0 || !strings.HasPrefix(r.stdout, id) {
 		t.Fatalf("search through the server: %+v", r)
 	}

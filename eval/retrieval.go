@@ -64,13 +64,26 @@ type Dataset struct {
 // and what was found where; it names the file when r has a Name method
 // (an *os.File does).
 func LoadDataset(r io.Reader, format string) (Dataset, error) {
+	var ds Dataset
+	var err error
 	switch format {
 	case LongMemEval:
-		return loadLongMemEval(r)
+		ds, err = loadLongMemEval(r)
 	case LoCoMo:
-		return loadLoCoMo(r)
+		ds, err = loadLoCoMo(r)
+	default:
+		return Dataset{}, fmt.Errorf("eval: retrieval format %q: want longmemeval or locomo: %w", format, memex.ErrInvalid)
 	}
-	return Dataset{}, fmt.Errorf("eval: retrieval format %q: want longmemeval or locomo: %w", format, memex.ErrInvalid)
+	if err == nil && len(ds.Questions) == 0 {
+		// A file of the other format decodes too (unknown fields are
+		// ignored), into nothing to ask: say so rather than score nothing.
+		file := ""
+		if n, ok := r.(interface{ Name() string }); ok {
+			file = n.Name() + ": "
+		}
+		return Dataset{}, fmt.Errorf("eval: %s: %sno questions in it; is it a %s file? %w", format, file, format, memex.ErrInvalid)
+	}
+	return ds, err
 }
 
 func loadLongMemEval(r io.Reader) (Dataset, error) {

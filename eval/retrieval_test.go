@@ -133,7 +133,9 @@ func TestLoadDatasetSaysWhatItWants(t *testing.T) {
 			": want a JSON array of questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids): found an object at offset 0: invalid input"},
 		{LoCoMo, open("notes.jsonl"), "eval: locomo: " + filepath.Join("testdata", "notes.jsonl") +
 			": want a JSON array of samples (sample_id, conversation, qa): found an object at offset 0: invalid input"},
-		{LoCoMo, open("longmemeval.json"), ""}, // another format's array: no samples, no error
+		// Another format's array decodes into no questions: said, not scored.
+		{LoCoMo, open("longmemeval.json"), "eval: locomo: " + filepath.Join("testdata", "longmemeval.json") +
+			": no questions in it; is it a locomo file? invalid input"},
 		{LongMemEval, strings.NewReader("\n  \"q1\""), "eval: longmemeval: want a JSON array of questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids): found a string at offset 3: invalid input"},
 		{LoCoMo, strings.NewReader(""), "eval: locomo: want a JSON array of samples (sample_id, conversation, qa): found nothing (an empty file): invalid input"},
 		{LongMemEval, strings.NewReader(`[{"question_id":"q1","haystack_sessions":[[{"role":1}]]}]`),

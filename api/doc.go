@@ -35,7 +35,10 @@
 //	GET  /v1/sessions                   project agent -> every session (SessionInfo:
 //	                                    agent, project, start, end, entries,
 //	                                    tokens, compactions, parent), oldest first
-//	GET  /v1/sessions/{session}         the session's entries in order (replay)
+//	GET  /v1/sessions/{session}         the session's entries in order (replay);
+//	                                    ?content=1 adds each one's exact content,
+//	                                    as "content" or "content_base64" like
+//	                                    GET /v1/entries/{ref}?format=json
 //	GET  /v1/stats                      archive figures
 //	POST /v1/ingest                     {"format":"claude-code","paths":[...]}:
 //	                                    import transcripts the server can read

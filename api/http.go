@@ -425,11 +425,43 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
 }
 
+// handleSession answers a session's entries in order; with ?content=1
+// each also carries its exact content, as GET /v1/entries/{ref}?format=json
+// gives it ("content", or "content_base64" when not valid UTF-8): what
+// memex replay --full prints.
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	name := chi.URLParam(r, "session")
-	entries := []memex.Entry{}
-	err := s.opts.Store.Session(r.Context(), name, func(e memex.Entry) error {
-		entries = append(entries, e)
+	withContent := false
+	switch v := r.URL.Query().Get("content"); v {
+	case "", "0", "false":
+	case "1", "true":
+		withContent = true
+	default:
+		s.writeError(w, r, fmt.Errorf("session: content %q: want 1 or 0: %w", v, memex.ErrInvalid))
+		return
+	}
+	entries := []entryJSON{}
+	err := s.opts.Store.Session(ctx, name, func(e memex.Entry) error {
+		out := entryJSON{Entry: e}
+		if withContent {
+			rc, err := s.opts.Store.Body(ctx, e.ID)
+			if err != nil {
+				return err
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				return err
+			}
+			if utf8.Valid(b) {
+				text := string(b)
+				out.Content = &text
+			} else {
+				out.ContentBase64 = base64.StdEncoding.EncodeToString(b)
+			}
+		}
+		entries = append(entries, out)
 		return nil
 	})
 	if err != nil {

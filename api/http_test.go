@@ -159,6 +159,35 @@ func TestEndpoints(t *testing.T) {
 	if len(rp.Entries) != 2 || rp.Entries[0].ID != e1.ID || rp.Entries[1].ID != e2.ID {
 		t.Fatalf("replay: %s", w.Body)
 	}
+	if strings.Contains(w.Body.String(), `"content`) {
+		t.Fatalf("replay without ?content=1 carries content: %s", w.Body)
+	}
+	// ?content=1: each entry's exact content, as GET /v1/entries/{ref}?format=json.
+	w = do(t, h, "GET", "/v1/sessions/s1?content=1", nil)
+	rc := decode[struct {
+		Entries []struct {
+			memex.Entry
+			Content       *string `json:"content"`
+			ContentBase64 string  `json:"content_base64"`
+		}
+	}](t, w)
+	if len(rc.Entries) != 2 || rc.Entries[0].ID != e1.ID || rc.Entries[1].ID != e2.ID {
+		t.Fatalf("replay with content: %s", w.Body)
+	}
+	for _, e := range rc.Entries {
+		want, err := st.ReadAll(context.Background(), e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Content == nil || *e.Content != string(want) || e.ContentBase64 != "" {
+			t.Fatalf("replay content of %s: %+v, want %q", e.ID, e, want)
+		}
+	}
+	w = do(t, h, "GET", "/v1/sessions/s2?content=1", nil)
+	if !strings.Contains(w.Body.String(), `"content_base64":"AAEC/w=="`) || strings.Contains(w.Body.String(), `"content":`) {
+		t.Fatalf("replay with binary content: %s", w.Body)
+	}
+	wantError(t, do(t, h, "GET", "/v1/sessions/s1?content=maybe", nil), 400, "invalid")
 	w = do(t, h, "GET", "/v1/stats", nil)
 	if stt := decode[archive.Stats](t, w); stt.Entries != 3 {
 		t.Fatalf("stats: %s", w.Body)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -45,8 +46,8 @@ func (a *app) serveCommand() *cobra.Command {
 		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
 		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
 		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
-owns the store while it runs: memex add, show, search, deref, context, sessions and
-stats talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
+owns the store while it runs: memex add, show, search, deref, context, sessions,
+stats and replay talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
 commands that need the store say the server holds it. The index is kept up to date in
 the background; with --ingest, so are the hosts' transcripts (incrementally, every
 --ingest-every).
@@ -521,6 +522,8 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteSessions(ctx, r, c)
 	case "stats":
 		err = a.remoteStats(ctx, r, c)
+	case "replay":
+		err = a.remoteReplay(ctx, r, c)
 	default:
 		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
 			name, addr, memex.ErrBusy)
@@ -743,6 +746,53 @@ func (a *app) remoteStats(ctx context.Context, r *remote, c *cobra.Command) erro
 	}
 	asJSON, _ := c.Flags().GetBool("json")
 	return a.printStats(st, asJSON)
+}
+
+// remoteReplay reads the session's entries (with their content for
+// --full) from GET /v1/sessions/{session} and prints them as replay does.
+func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	args := f.Args()
+	if len(args) != 1 {
+		return usagef("replay takes 1 argument")
+	}
+	full, _ := f.GetBool("full")
+	asJSON, _ := f.GetBool("json")
+	q := url.Values{}
+	if full {
+		q.Set("content", "1")
+	}
+	var res struct {
+		Entries []struct {
+			memex.Entry
+			Content       *string `json:"content"`
+			ContentBase64 string  `json:"content_base64"`
+		} `json:"entries"`
+	}
+	if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[0]), q, &res); err != nil {
+		return err
+	}
+	steps := make([]replayStep, 0, len(res.Entries))
+	for i, e := range res.Entries {
+		var content *string
+		if full {
+			switch {
+			case e.Content != nil:
+				content = e.Content
+			case e.ContentBase64 != "":
+				b, err := base64.StdEncoding.DecodeString(e.ContentBase64)
+				if err != nil {
+					return fmt.Errorf("replay: entry %s from %s: %w", e.ID, r.base, err)
+				}
+				text := string(b)
+				content = &text
+			default:
+				return fmt.Errorf("replay: entry %s from %s came without its content", e.ID, r.base)
+			}
+		}
+		steps = append(steps, newReplayStep(i, e.Entry, content))
+	}
+	return a.printReplay(steps, asJSON)
 }
 
 // printHits prints search hits as memex search does.

@@ -451,3 +451,45 @@ func dropLine(s, prefix string) string {
 	}
 	return strings.Join(keep, "")
 }
+
+// TestServeReplayMatchesLocal: memex replay goes through a running server
+// and prints the same bytes as from the store, in text, --full (binary
+// content included) and --json, and fails the same way for an unknown
+// session.
+func TestServeReplayMatchesLocal(t *testing.T) {
+	home := t.TempDir()
+	dir := copyTree(t, filepath.Join(testutil.ModuleRoot(), "ingest", "testdata", "claude"))
+	if r := run(t, home, nil, "ingest", "claude-code", dir); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	for _, body := range []string{"plain output\nsecond line\n", "\x00\x01 caf\xe9 not utf-8\n", ""} {
+		if r := run(t, home, []byte(body), "add", "--session", "s-r", "--tool", "bash", "--summary", "a step", "-"); r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	var listed []api.SessionInfo
+	if r := run(t, home, nil, "sessions", "--json"); json.Unmarshal([]byte(r.stdout), &listed) != nil || len(listed) < 2 {
+		t.Fatalf("sessions --json: %+v", r)
+	}
+	var commands [][]string
+	for _, si := range listed {
+		for _, flags := range [][]string{nil, {"--full"}, {"--json"}, {"--full", "--json"}} {
+			commands = append(commands, append([]string{"replay", si.Session}, flags...))
+		}
+	}
+	commands = append(commands, []string{"replay", "no-such-session"}, []string{"replay", "no-such-session", "--full", "--json"})
+	local := make([]result, len(commands))
+	for i, args := range commands {
+		local[i] = run(t, home, nil, args...)
+	}
+	if local[0].code != 0 || local[0].stdout == "" || local[len(local)-1].code == 0 {
+		t.Fatalf("replay from the store: %+v ... %+v", local[0], local[len(local)-1])
+	}
+
+	startServe(t, home)
+	for i, args := range commands {
+		if got := run(t, home, nil, args...); got != local[i] {
+			t.Errorf("%v through the server: %+v\nfrom the store: %+v", args, got, local[i])
+		}
+	}
+}

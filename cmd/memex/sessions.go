@@ -153,46 +153,58 @@ exact content under its line. On a terminal the output goes through $PAGER (less
 			}
 			var steps []replayStep
 			err = s.Session(ctx, args[0], func(e memex.Entry) error {
-				st := replayStep{Step: len(steps), ID: e.ID, Created: e.Created, Kind: string(e.Kind), Tool: e.Tool,
-					Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: isCompaction(e)}
+				var content *string
 				if full {
 					b, err := s.ReadAll(ctx, e.ID)
 					if err != nil {
 						return err
 					}
-					content := string(b)
-					st.Content = &content
+					text := string(b)
+					content = &text
 				}
-				steps = append(steps, st)
+				steps = append(steps, newReplayStep(len(steps), e, content))
 				return nil
 			})
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, steps)
-			}
-			out, done := a.pager()
-			defer done()
-			for _, st := range steps {
-				if st.Compaction {
-					fmt.Fprintf(out, "──────── context compacted here ────────\n")
-				}
-				what := st.Kind
-				if st.Tool != "" {
-					what += ":" + st.Tool
-				}
-				fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
-				if st.Content != nil {
-					fmt.Fprintln(out, indent(*st.Content))
-				}
-			}
-			return nil
+			return a.printReplay(steps, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&full, "full", false, "print each entry's content")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the steps as JSON")
 	return c
+}
+
+// newReplayStep is step n of a replay: entry e, with its content when
+// --full asked for it.
+func newReplayStep(n int, e memex.Entry, content *string) replayStep {
+	return replayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Tool: e.Tool,
+		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: isCompaction(e), Content: content}
+}
+
+// printReplay prints a replay as memex replay does, whether its steps were
+// read from the store or from a running server.
+func (a *app) printReplay(steps []replayStep, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, steps)
+	}
+	out, done := a.pager()
+	defer done()
+	for _, st := range steps {
+		if st.Compaction {
+			fmt.Fprintf(out, "──────── context compacted here ────────\n")
+		}
+		what := st.Kind
+		if st.Tool != "" {
+			what += ":" + st.Tool
+		}
+		fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
+		if st.Content != nil {
+			fmt.Fprintln(out, indent(*st.Content))
+		}
+	}
+	return nil
 }
 
 func indent(s string) string {

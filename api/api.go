@@ -103,10 +103,16 @@ type ContextResult struct {
 	Text string `json:"text"`
 }
 
-// IngestRequest asks the server to import transcripts it can read.
+// IngestRequest asks the server to import transcripts it can read, with
+// the options of memex ingest. Paths are read on the server's filesystem;
+// none means the format's default locations there.
 type IngestRequest struct {
-	Format string   `json:"format"`
-	Paths  []string `json:"paths"`
+	Format   string   `json:"format"`
+	Paths    []string `json:"paths,omitempty"`
+	Project  string   `json:"project,omitempty"`   // project for every session read
+	NoRedact bool     `json:"no_redact,omitempty"` // store credentials as they are
+	Full     bool     `json:"full,omitempty"`      // read every file whole
+	NoIndex  bool     `json:"no_index,omitempty"`  // do not index the new entries before answering
 }
 
 // Ingester imports transcripts (cmd/memex adapts ingest); the result is

@@ -494,8 +494,8 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if req.Format == "" || len(req.Paths) == 0 {
-		s.writeError(w, r, fmt.Errorf("ingest: format and paths are required: %w", memex.ErrInvalid))
+	if req.Format == "" {
+		s.writeError(w, r, fmt.Errorf("ingest: format is required: %w", memex.ErrInvalid))
 		return
 	}
 	rep, err := s.opts.Ingester.Ingest(r.Context(), req)

@@ -490,7 +490,17 @@ func TestIngest(t *testing.T) {
 	if w.Code != 200 || got.Format != "claude-code" || len(got.Paths) != 1 || !strings.Contains(w.Body.String(), `"added":1`) {
 		t.Fatalf("ingest: %d %s %+v", w.Code, w.Body, got)
 	}
-	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code"}`)), 400, "invalid")
+	// The options of memex ingest reach the Ingester.
+	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"codex","paths":["/t"],"project":"p","no_redact":true,"full":true,"no_index":true}`))
+	if w.Code != 200 || got.Format != "codex" || got.Project != "p" || !got.NoRedact || !got.Full || !got.NoIndex {
+		t.Fatalf("ingest with options: %d %s %+v", w.Code, w.Body, got)
+	}
+	// No paths: the format's default locations, as memex ingest FORMAT.
+	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code"}`))
+	if w.Code != 200 || got.Format != "claude-code" || len(got.Paths) != 0 {
+		t.Fatalf("ingest of the default locations: %d %s %+v", w.Code, w.Body, got)
+	}
+	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"paths":["/t"]}`)), 400, "invalid")
 	bare, _ := newTestServer(t, "", Options{})
 	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`)), 501, "not_implemented")
 }

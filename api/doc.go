@@ -40,8 +40,15 @@
 //	                                    as "content" or "content_base64" like
 //	                                    GET /v1/entries/{ref}?format=json
 //	GET  /v1/stats                      archive figures
-//	POST /v1/ingest                     {"format":"claude-code","paths":[...]}:
+//	POST /v1/ingest                     {"format":"claude-code","paths":[...],
+//	                                    "project","no_redact","full","no_index"}:
 //	                                    import transcripts the server can read
+//	                                    (absolute paths on its filesystem; none:
+//	                                    the format's default locations there)
+//	                                    -> the Ingester's report; cmd/memex's is
+//	                                    memex ingest --json's plus "warnings"
+//	                                    (the first 20 problems) and
+//	                                    "more_warnings" (how many others)
 //	     /mcp                           MCP, streamable HTTP
 //
 // Errors are {"error":{"code":"not_found","message":"..."}} with the status

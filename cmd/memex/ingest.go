@@ -63,7 +63,10 @@ tried). Exit status 1 when no PATH yielded a file, or when every file found was 
 kind; files already imported count as found, so a re-run that adds nothing exits 0. A
 PATH or file that yields nothing next to others that do is reported but leaves the
 status 0, as a malformed line does: the rest is imported. Default locations (no PATH)
-may be missing or empty.`,
+may be missing or empty.
+
+While memex serve runs, the server imports: it reads each PATH (sent absolute) and the
+default locations on its own machine, and this command prints the same report.`,
 		Example: `  memex ingest claude-code
   memex ingest auto ~/.codex/sessions ./trajectories
   memex ingest swe-agent --project django/django runs/ --json`,
@@ -101,17 +104,9 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		return err
 	}
 	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full}
-	warned := 0
-	said := map[string]bool{} // file problems already printed as warnings
+	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
 	if !o.quiet {
-		opts.Warn = func(msg string) {
-			if warned++; warned <= 20 {
-				fmt.Fprintln(a.stderr, "memex: ingest:", msg)
-				said[msg] = true
-			} else if warned == 21 {
-				fmt.Fprintln(a.stderr, "memex: ingest: more problems; see the report")
-			}
-		}
+		opts.Warn = w.warn
 	}
 	if bar := a.progress("ingest", o.quiet || o.json); bar != nil {
 		opts.Progress = func(p ingest.Progress) { bar(p.Bytes, p.TotalBytes) }
@@ -138,6 +133,38 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		}
 		indexed = st.Indexed
 	}
+	return a.finishIngest(format, o, rep, indexed, w.said)
+}
+
+// ingestWarner prints the problems of an import as they happen: the
+// first maxIngestWarnings, then one line saying there are more.
+type ingestWarner struct {
+	stderr io.Writer
+	warned int
+	said   map[string]bool // problems printed
+}
+
+func (w *ingestWarner) warn(msg string) {
+	if w.warned++; w.warned <= maxIngestWarnings {
+		fmt.Fprintln(w.stderr, "memex: ingest:", msg)
+		w.said[msg] = true
+	} else if w.warned == maxIngestWarnings+1 {
+		fmt.Fprintln(w.stderr, "memex: ingest: more problems; see the report")
+	}
+}
+
+// more counts n problems past the first ones, met by a server.
+func (w *ingestWarner) more(n int) {
+	if n > 0 && w.warned <= maxIngestWarnings {
+		fmt.Fprintln(w.stderr, "memex: ingest: more problems; see the report")
+	}
+	w.warned += n
+}
+
+// finishIngest prints the report of an import, run here or by a server,
+// and the file problems not printed yet (said), and returns the status.
+func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Report, indexed int, said map[string]bool) error {
+	var err error
 	if o.json {
 		err = writeJSON(a.stdout, struct {
 			ingest.Report

@@ -47,7 +47,7 @@ func (a *app) serveCommand() *cobra.Command {
 		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
 		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
 owns the store while it runs: memex add, show, search, deref, context, sessions,
-stats and replay talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
+stats, replay and ingest talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
 commands that need the store say the server holds it. The index is kept up to date in
 the background; with --ingest, so are the hosts' transcripts (incrementally, every
 --ingest-every).
@@ -227,7 +227,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	srv, err := api.New(api.Options{
-		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s},
+		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix},
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 	})
 	if err != nil {
@@ -367,14 +367,56 @@ func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 }
 
 // importer adapts ingest to api.Ingester.
-type importer struct{ s *archive.Store }
+type importer struct {
+	s  *archive.Store
+	ix *index.Index
+}
 
+// maxIngestWarnings is how many problems memex ingest prints as they
+// happen; the rest are counted ("more problems; see the report").
+const maxIngestWarnings = 20
+
+// ingestAnswer is what POST /v1/ingest answers: the report as memex ingest
+// --json prints it, and the first problems met, in order, as memex ingest
+// prints them while it runs, with the count of the others.
+type ingestAnswer struct {
+	ingest.Report
+	Indexed      int      `json:"indexed"`
+	Warnings     []string `json:"warnings,omitempty"`
+	MoreWarnings int      `json:"more_warnings,omitempty"`
+}
+
+// Ingest imports as memex ingest does. Unless req.NoIndex, the entries
+// added are indexed before it answers; Indexed counts them (the server's
+// index follows the archive, so other pending entries are indexed anyway).
 func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (any, error) {
 	f, err := ingest.ParseFormat(req.Format)
 	if err != nil {
 		return nil, err
 	}
-	return ingest.Run(ctx, im.s, ingest.Options{Format: f, Paths: req.Paths})
+	var ans ingestAnswer
+	var mu sync.Mutex
+	warn := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(ans.Warnings) < maxIngestWarnings {
+			ans.Warnings = append(ans.Warnings, msg)
+		} else {
+			ans.MoreWarnings++
+		}
+	}
+	ans.Report, err = ingest.Run(ctx, im.s, ingest.Options{Format: f, Paths: req.Paths, Project: req.Project,
+		NoRedact: req.NoRedact, Full: req.Full, Warn: warn})
+	if err != nil {
+		return nil, err
+	}
+	if !req.NoIndex && ans.Added > 0 {
+		if _, err := catchup.CatchUp(ctx, im.s, im.ix); err != nil {
+			return nil, fmt.Errorf("ingest: entries archived, indexing failed (the server retries): %w", err)
+		}
+		ans.Indexed = ans.Added
+	}
+	return ans, nil
 }
 
 // catalog adapts the archive to api.Catalog.
@@ -524,6 +566,8 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteStats(ctx, r, c)
 	case "replay":
 		err = a.remoteReplay(ctx, r, c)
+	case "ingest":
+		err = a.remoteIngest(ctx, r, c)
 	default:
 		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
 			name, addr, memex.ErrBusy)
@@ -793,6 +837,103 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 		steps = append(steps, newReplayStep(i, e.Entry, content))
 	}
 	return a.printReplay(steps, asJSON)
+}
+
+// remoteIngest has the server import the paths (absolute: the server
+// reads them from its own filesystem, whatever its working directory) and
+// prints its answer as memex ingest prints a local import: the problems
+// met, the report, the file problems and the status.
+func (a *app) remoteIngest(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	args := f.Args()
+	if len(args) == 0 {
+		return usagef("ingest needs a FORMAT")
+	}
+	format, err := ingest.ParseFormat(args[0])
+	if err != nil {
+		return usagef("%s", strings.TrimPrefix(err.Error(), "ingest: "))
+	}
+	var o ingestOptions
+	o.project, _ = f.GetString("project")
+	o.noRedact, _ = f.GetBool("no-redact")
+	o.full, _ = f.GetBool("full")
+	o.noIndex, _ = f.GetBool("no-index")
+	o.quiet, _ = f.GetBool("quiet")
+	o.json, _ = f.GetBool("json")
+	paths, names, err := absPaths(args[1:])
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
+		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex})
+	if err != nil {
+		return err
+	}
+	resp, err := r.do(ctx, "POST", "/v1/ingest", nil, bytes.NewReader(b), "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var ans ingestAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		return fmt.Errorf("ingest through %s: %w", r.base, err)
+	}
+	renamed := names.rename(ans.FileErrors)
+	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
+	if !o.quiet {
+		for _, msg := range ans.Warnings {
+			if n, ok := renamed[msg]; ok {
+				msg = n
+			}
+			w.warn(msg)
+		}
+		w.more(ans.MoreWarnings)
+	}
+	return a.finishIngest(format, o, ans.Report, ans.Indexed, w.said)
+}
+
+// givenPaths remembers the relative paths memex ingest sent as absolute
+// ones, to name them in its messages as the user wrote them.
+type givenPaths []struct{ given, abs string }
+
+// absPaths resolves paths against the working directory.
+func absPaths(paths []string) ([]string, givenPaths, error) {
+	var names givenPaths
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: %s: %w", p, err)
+		}
+		out[i] = abs
+		if abs != p {
+			names = append(names, struct{ given, abs string }{p, abs})
+		}
+	}
+	return out, names, nil
+}
+
+// rename rewrites, in place, the problems of the paths given (ingest
+// says "PATH: what is wrong", PATH as it was given) to name each relative
+// path as the user wrote it, and returns the messages it changed, old to
+// new. A path given has at most one such problem, the first that names
+// it; the files found under a path are named absolutely either way.
+func (names givenPaths) rename(problems []string) map[string]string {
+	renamed := map[string]string{}
+	used := make([]bool, len(names))
+	for i, msg := range problems {
+		for j, n := range names {
+			if !used[j] && strings.HasPrefix(msg, n.abs+": ") {
+				used[j] = true
+				problems[i] = n.given + msg[len(n.abs):]
+				if _, ok := renamed[msg]; !ok {
+					renamed[msg] = problems[i]
+				}
+				break
+			}
+		}
+	}
+	return renamed
 }
 
 // printHits prints search hits as memex search does.

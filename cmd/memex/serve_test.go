@@ -493,3 +493,70 @@ func TestServeReplayMatchesLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestServeIngestMatchesLocal: memex ingest goes through a running server
+// and prints what it prints without one: the same report (text and
+// --json), problems on stderr (relative paths named as given, the
+// "more problems" cut) and exit status. The same imports run in a home
+// without a server and in one with a server.
+func TestServeIngestMatchesLocal(t *testing.T) {
+	user := t.TempDir()
+	t.Setenv("HOME", user)
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"} {
+		t.Setenv(k, "")
+	}
+	if err := os.MkdirAll(filepath.Join(user, ".codex", "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	claude := copyTree(t, filepath.Join(testutil.ModuleRoot(), "ingest", "testdata", "claude"))
+	if err := os.Rename(claude, filepath.Join(work, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	gemini, err := os.ReadFile(ingestFixture("other", "gemini", "session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(work, "gemini.json"), string(gemini))
+	if err := os.Mkdir(filepath.Join(work, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	rollout := ingestFixture("codex", codexRolloutName)
+	commands := [][]string{
+		{"ingest", "claude-code", "claude"},
+		{"ingest", "claude-code", "./claude", "--json"},                      // unchanged
+		{"ingest", "claude-code", "./claude", "--full", "--project", "acme"}, // read again, nothing new
+		{"ingest", "codex", "empty"},                                         // no file: exit 1
+		{"ingest", "codex", "./missing", "empty", "--json"},
+		{"ingest", "jsonl", "gemini.json"}, // more than 20 problems, nothing imported
+		{"ingest", "jsonl", ingestFixture("jsonl"), "gemini.json", "-q"},
+		{"ingest", "auto", "gemini.json", "--json"},
+		{"ingest", "jsonl"}, // no default location
+		{"ingest", "codex"}, // default locations, empty
+		{"ingest", "codex", rollout, "--no-index", "--no-redact"},
+	}
+	runAll := func(home string) []result {
+		out := make([]result, len(commands))
+		for i, args := range commands {
+			out[i] = run(t, home, nil, args...)
+		}
+		return out
+	}
+	local := runAll(t.TempDir())
+	if local[0].code != 0 || !strings.Contains(local[0].stdout, "entries added") || local[3].code != 1 ||
+		!strings.Contains(local[5].stderr, "more problems") || local[8].code == 0 {
+		t.Fatalf("ingest without a server: %+v", local)
+	}
+	home := t.TempDir()
+	startServe(t, home)
+	for i, got := range runAll(home) {
+		if got != local[i] {
+			t.Errorf("%v through the server: %+v\nwithout one: %+v", commands[i], got, local[i])
+		}
+	}
+	// The server imported them: the session replays through it.
+	if r := run(t, home, nil, "replay", "s1"); r.code != 0 || !strings.Contains(r.stdout, "context compacted here") {
+		t.Fatalf("replay of the imported session: %+v", r)
+	}
+}

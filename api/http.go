@@ -230,14 +230,40 @@ func wantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
-// entryJSON is an entry's metadata with its content: as text in Content
-// when it is valid UTF-8 ("" included), else base64 in ContentBase64;
-// never both.
-type entryJSON struct {
+// EntryJSON is an entry's metadata with its content, as GET
+// /v1/entries?format=json, GET /v1/sessions/{s}?content=1 and memex show
+// --json give it: as text in Content when it is valid UTF-8 ("" included),
+// else base64 in ContentBase64; never both.
+type EntryJSON struct {
 	memex.Entry
 	Range         string  `json:"range,omitempty"`
 	Content       *string `json:"content,omitempty"`
 	ContentBase64 string  `json:"content_base64,omitempty"`
+}
+
+// WithContent is e with body as its content, in the field that holds it
+// exactly.
+func WithContent(e memex.Entry, body []byte) EntryJSON {
+	out := EntryJSON{Entry: e}
+	if utf8.Valid(body) {
+		text := string(body)
+		out.Content = &text
+	} else {
+		out.ContentBase64 = base64.StdEncoding.EncodeToString(body)
+	}
+	return out
+}
+
+// Body is the content's bytes; ok is false when j carries no content.
+func (j EntryJSON) Body() (body []byte, ok bool, err error) {
+	switch {
+	case j.Content != nil:
+		return []byte(*j.Content), true, nil
+	case j.ContentBase64 != "":
+		body, err = base64.StdEncoding.DecodeString(j.ContentBase64)
+		return body, err == nil, err
+	}
+	return nil, false, nil
 }
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
@@ -323,13 +349,8 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := entryJSON{Entry: e, Range: lines}
-	if utf8.Valid(buf.Bytes()) {
-		text := buf.String()
-		out.Content = &text
-	} else {
-		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
-	}
+	out := WithContent(e, buf.Bytes())
+	out.Range = lines
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -441,27 +462,22 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("session: content %q: want 1 or 0: %w", v, memex.ErrInvalid))
 		return
 	}
-	entries := []entryJSON{}
+	entries := []EntryJSON{}
 	err := s.opts.Store.Session(ctx, name, func(e memex.Entry) error {
-		out := entryJSON{Entry: e}
-		if withContent {
-			rc, err := s.opts.Store.Body(ctx, e.ID)
-			if err != nil {
-				return err
-			}
-			b, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				return err
-			}
-			if utf8.Valid(b) {
-				text := string(b)
-				out.Content = &text
-			} else {
-				out.ContentBase64 = base64.StdEncoding.EncodeToString(b)
-			}
+		if !withContent {
+			entries = append(entries, EntryJSON{Entry: e})
+			return nil
 		}
-		entries = append(entries, out)
+		rc, err := s.opts.Store.Body(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		entries = append(entries, WithContent(e, b))
 		return nil
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -807,11 +806,7 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 		q.Set("content", "1")
 	}
 	var res struct {
-		Entries []struct {
-			memex.Entry
-			Content       *string `json:"content"`
-			ContentBase64 string  `json:"content_base64"`
-		} `json:"entries"`
+		Entries []api.EntryJSON `json:"entries"`
 	}
 	if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[0]), q, &res); err != nil {
 		return err
@@ -820,19 +815,15 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 	for i, e := range res.Entries {
 		var content *string
 		if full {
-			switch {
-			case e.Content != nil:
-				content = e.Content
-			case e.ContentBase64 != "":
-				b, err := base64.StdEncoding.DecodeString(e.ContentBase64)
-				if err != nil {
-					return fmt.Errorf("replay: entry %s from %s: %w", e.ID, r.base, err)
-				}
-				text := string(b)
-				content = &text
-			default:
+			b, ok, err := e.Body()
+			if err != nil {
+				return fmt.Errorf("replay: entry %s from %s: %w", e.ID, r.base, err)
+			}
+			if !ok {
 				return fmt.Errorf("replay: entry %s from %s came without its content", e.ID, r.base)
 			}
+			text := string(b)
+			content = &text
 		}
 		steps = append(steps, newReplayStep(i, e.Entry, content))
 	}

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/summarize"
@@ -117,16 +117,8 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	if _, err := io.Copy(&buf, rc); err != nil {
 		return err
 	}
-	out := showJSON{Entry: e}
-	if o.lines != "" {
-		out.Range = o.lines
-	}
-	if utf8.Valid(buf.Bytes()) {
-		text := buf.String()
-		out.Content = &text
-	} else {
-		out.ContentBase64 = base64.StdEncoding.EncodeToString(buf.Bytes())
-	}
+	out := api.WithContent(e, buf.Bytes())
+	out.Range = o.lines
 	return writeJSON(a.stdout, out)
 }
 
@@ -153,12 +145,5 @@ func bytesCount(n int64) string {
 	return summarize.Commas(int(n)) + " bytes"
 }
 
-// showJSON is show --json: the metadata with the content either as text
-// in Content (present, "" included, for valid UTF-8) or base64 in
-// ContentBase64, never both.
-type showJSON struct {
-	memex.Entry
-	Range         string  `json:"range,omitempty"`
-	Content       *string `json:"content,omitempty"`
-	ContentBase64 string  `json:"content_base64,omitempty"`
-}
+// showJSON is show --json, the same as GET /v1/entries?format=json.
+type showJSON = api.EntryJSON

@@ -279,15 +279,7 @@ func remoteAddJSON(ctx context.Context, r *remote, e memex.Entry, body []byte) e
 	} else {
 		req["content_base64"] = base64.StdEncoding.EncodeToString(body)
 	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	resp, err := r.do(ctx, "POST", "/v1/entries", nil, bytes.NewReader(b), "application/json")
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
+	return r.postJSON(ctx, "/v1/entries", req, nil)
 }
 
 // withHookStore runs fn with the store open for writing, waiting at most
@@ -405,12 +397,7 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hookInput
 		return nil
 	}
 	if _, r, ok := a.runningServer(ctx); ok {
-		b, _ := json.Marshal(api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
-		resp, err := r.do(ctx, "POST", "/v1/ingest", nil, bytes.NewReader(b), "application/json")
-		if err != nil {
-			return err
-		}
-		return resp.Body.Close()
+		return r.postJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
 		_, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})

@@ -525,6 +525,27 @@ func (r *remote) do(ctx context.Context, method, path string, q url.Values, body
 	return nil, &remoteError{msg: eb.Error.Message, sentinel: sentinel}
 }
 
+// postJSON posts in as JSON to path and decodes the answer into out
+// (dropped when out is nil).
+func (r *remote) postJSON(ctx context.Context, path string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	resp, err := r.do(ctx, "POST", path, nil, bytes.NewReader(b), "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s through %s: %w", strings.TrimPrefix(path, "/v1/"), r.base, err)
+	}
+	return nil
+}
+
 func (r *remote) getJSON(ctx context.Context, path string, q url.Values, v any) error {
 	resp, err := r.do(ctx, "GET", path, q, nil, "")
 	if err != nil {
@@ -706,20 +727,13 @@ func (a *app) remoteDeref(ctx context.Context, r *remote, c *cobra.Command) erro
 	budget, _ := f.GetInt("budget")
 	query, _ := f.GetString("query")
 	project, _ := f.GetString("project")
-	b, err := json.Marshal(map[string]any{"refs": f.Args(), "budget": budget, "query": query, "project": project})
-	if err != nil {
-		return err
-	}
-	resp, err := r.do(ctx, "POST", "/v1/deref", nil, bytes.NewReader(b), "application/json")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
 	var res struct {
 		deref.Result
 		Text string `json:"text"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+	req := map[string]any{"refs": f.Args(), "budget": budget, "query": query, "project": project}
+	err := r.postJSON(ctx, "/v1/deref", req, &res)
+	if err != nil {
 		return err
 	}
 	if asJSON, _ := f.GetBool("json"); asJSON {
@@ -855,19 +869,10 @@ func (a *app) remoteIngest(ctx context.Context, r *remote, c *cobra.Command) err
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
-		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex})
-	if err != nil {
-		return err
-	}
-	resp, err := r.do(ctx, "POST", "/v1/ingest", nil, bytes.NewReader(b), "application/json")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
 	var ans ingestAnswer
-	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
-		return fmt.Errorf("ingest through %s: %w", r.base, err)
+	if err := r.postJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
+		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex}, &ans); err != nil {
+		return err
 	}
 	renamed := names.rename(ans.FileErrors)
 	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}

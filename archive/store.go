@@ -91,7 +91,8 @@ func Open(dir string, opts *Options) (*Store, error) {
 		// reports it, other commands fail with it), not a crash: Pebble's
 		// default calls the logger's Fatalf.
 		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
-			o.Logger.Debug("damaged store file", "path", info.Path, "err", firstLine(info.Details.Error()))
+			msg, _, _ := strings.Cut(info.Details.Error(), "\n")
+			o.Logger.Debug("damaged store file", "path", info.Path, "err", msg)
 		}},
 	}
 	po.Levels[0].BlockSize = BlockSize // deeper levels inherit it
@@ -323,15 +324,8 @@ func dbErr(err error) error {
 	if err == nil || !pebble.IsCorruptionError(err) {
 		return err
 	}
-	return fmt.Errorf("damaged store file: %s: %w", firstLine(err.Error()), memex.ErrCorrupt)
-}
-
-// firstLine is s up to its first newline.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return fmt.Errorf("damaged store file: %s: %w", msg, memex.ErrCorrupt)
 }
 
 func (s *Store) scanPrefix(ctx context.Context, prefix []byte, fn func(k, v []byte) error) error {

@@ -248,10 +248,7 @@ func header(e memex.Entry) string {
 }
 
 // plural is summarize.Plural with thousands separators.
-func plural(n int, w string) string {
-	p := summarize.Plural(n, w)
-	return commas(n) + p[strings.IndexByte(p, ' '):]
-}
+func plural(n int, w string) string { return commas(n) + " " + summarize.PluralWord(n, w) }
 
 func missingLine(ref string, err error) string {
 	ref = strconv.Quote(ref)

@@ -69,14 +69,17 @@ var magics = []struct {
 
 // Plural is n and word, plural when n is not 1: "1 line", "3 lines",
 // "2 entries".
-func Plural(n int, word string) string {
+func Plural(n int, word string) string { return strconv.Itoa(n) + " " + PluralWord(n, word) }
+
+// PluralWord is word as n of it are named: "line", "lines", "entries".
+func PluralWord(n int, word string) string {
 	if n == 1 {
-		return "1 " + word
+		return word
 	}
 	if k := len(word) - 1; k > 0 && word[k] == 'y' && !strings.ContainsRune("aeiou", rune(word[k-1])) {
-		return strconv.Itoa(n) + " " + word[:k] + "ies"
+		return word[:k] + "ies"
 	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return word + "s"
 }
 
 // Commas formats n with thousands separators: "2,210".

@@ -133,16 +133,8 @@ func (a *app) binaryNote(ctx context.Context, s *archive.Store, ref string) erro
 		return err
 	}
 	_, err = fmt.Fprintf(a.stdout, "[memex: binary content (%s) not shown; memex show %s > FILE saves it]\n",
-		bytesCount(e.Bytes), id)
+		summarize.Commas(int(e.Bytes))+" "+summarize.PluralWord(int(e.Bytes), "byte"), id)
 	return err
-}
-
-// bytesCount is "1 byte", "2,210 bytes".
-func bytesCount(n int64) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return summarize.Commas(int(n)) + " bytes"
 }
 
 // showJSON is show --json, the same as GET /v1/entries?format=json.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/spf13/cobra"
 )
@@ -193,7 +194,7 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Rep
 		if format == ingest.Auto {
 			what = "valid record of a format memex reads"
 		}
-		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, plural(rep.Files, "file"))
+		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(rep.Files, "file"))
 	}
 	return nil
 }
@@ -215,14 +216,6 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 		fmt.Fprintf(w, "indexed\t%d\n", indexed)
 	}
 	return w.Flush()
-}
-
-// plural renders n and noun, with an s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // countsSuffix renders {"a":2,"b":1} as " (a 2, b 1)", sorted by key.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
-	"github.com/memex-archive/memex/summarize"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 

@@ -652,10 +652,7 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 
 func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error {
 	f := c.Flags()
-	args := f.Args()
-	if len(args) != 1 {
-		return usagef("show takes 1 argument")
-	}
+	args := f.Args() // one, as show's Args checked
 	q := url.Values{}
 	lines, _ := f.GetString("lines")
 	project, _ := f.GetString("project")
@@ -809,10 +806,7 @@ func (a *app) remoteStats(ctx context.Context, r *remote, c *cobra.Command) erro
 // --full) from GET /v1/sessions/{session} and prints them as replay does.
 func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) error {
 	f := c.Flags()
-	args := f.Args()
-	if len(args) != 1 {
-		return usagef("replay takes 1 argument")
-	}
+	args := f.Args() // one, as replay's Args checked
 	full, _ := f.GetBool("full")
 	asJSON, _ := f.GetBool("json")
 	q := url.Values{}
@@ -851,13 +845,7 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 func (a *app) remoteIngest(ctx context.Context, r *remote, c *cobra.Command) error {
 	f := c.Flags()
 	args := f.Args()
-	if len(args) == 0 {
-		return usagef("ingest needs a FORMAT")
-	}
-	format, err := ingest.ParseFormat(args[0])
-	if err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "ingest: "))
-	}
+	format, _ := ingest.ParseFormat(args[0]) // ingest's Args checked it
 	var o ingestOptions
 	o.project, _ = f.GetString("project")
 	o.noRedact, _ = f.GetBool("no-redact")

@@ -77,11 +77,7 @@ func LoadDataset(r io.Reader, format string) (Dataset, error) {
 	if err == nil && len(ds.Questions) == 0 {
 		// A file of the other format decodes too (unknown fields are
 		// ignored), into nothing to ask: say so rather than score nothing.
-		file := ""
-		if n, ok := r.(interface{ Name() string }); ok {
-			file = n.Name() + ": "
-		}
-		return Dataset{}, fmt.Errorf("eval: %s: %sno questions in it; is it a %s file? %w", format, file, format, memex.ErrInvalid)
+		return Dataset{}, fmt.Errorf("eval: %s: %sno questions in it; is it a %s file? %w", format, fileOf(r), format, memex.ErrInvalid)
 	}
 	return ds, err
 }
@@ -130,10 +126,7 @@ func loadLongMemEval(r io.Reader) (Dataset, error) {
 // error when r holds something else: encoding/json would name the Go type
 // of items, which is of no use to whoever wrote the file.
 func decodeArray(r io.Reader, format, what string, items any) error {
-	file := ""
-	if n, ok := r.(interface{ Name() string }); ok {
-		file = n.Name() + ": "
-	}
+	file := fileOf(r)
 	// Read whole, as the decoder would buffer the whole array anyway, so
 	// that the first byte can be looked at and offsets count from the
 	// start of the file.
@@ -153,6 +146,14 @@ func decodeArray(r io.Reader, format, what string, items any) error {
 		return fmt.Errorf("eval: %s: %s%s: %w", format, file, jsonerr.Describe(err), memex.ErrInvalid)
 	}
 	return nil
+}
+
+// fileOf is "NAME: " for a reader with a name (an *os.File), else "".
+func fileOf(r io.Reader) string {
+	if n, ok := r.(interface{ Name() string }); ok {
+		return n.Name() + ": "
+	}
+	return ""
 }
 
 // jsonStart names the JSON value that begins with b.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,8 +23,17 @@ import (
 type Options struct {
 	// InMemory keeps the store in memory (tests); dir is ignored.
 	InMemory bool
-	// ReadOnly opens an existing store without writing to it.
+	// ReadOnly opens an existing store without writing to it. A store
+	// that does not exist is an error (memex.ErrNotFound): a read-only
+	// open creates nothing.
 	ReadOnly bool
+	// Shared, with ReadOnly, leaves out Pebble's own directory lock, which
+	// is exclusive (fcntl) even for a read-only open and needs a writable
+	// LOCK file: several processes may then read the store at once, on a
+	// read-only filesystem too. The caller must hold a lock of its own
+	// that keeps writers out while it reads (internal/home holds
+	// $MEMEX_HOME/lock shared). Ignored without ReadOnly.
+	Shared bool
 	// NoSync skips the fsync of each add (benchmarks and bulk imports that
 	// call Sync at the end). Default false: every Add is durable on return.
 	NoSync bool
@@ -103,6 +113,16 @@ func Open(dir string, opts *Options) (*Store, error) {
 		po.FS = vfs.NewMem()
 		dir = ""
 	}
+	if o.ReadOnly && !o.InMemory {
+		if ok, err := Exists(dir); err != nil {
+			return nil, fmt.Errorf("archive: open %s: %w", dir, err)
+		} else if !ok {
+			return nil, fmt.Errorf("archive: open %s: no store there: %w", dir, memex.ErrNotFound)
+		}
+		if o.Shared {
+			po.FS = unlockedFS{vfs.Default}
+		}
+	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
@@ -124,6 +144,24 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Exists reports whether dir holds a store (a Pebble database): what a
+// read-only Open needs. A missing dir is no store, not an error.
+func Exists(dir string) (bool, error) {
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return desc.Exists, nil
+}
+
+// unlockedFS is a filesystem whose Lock takes no lock: see Options.Shared.
+type unlockedFS struct{ vfs.FS }
+
+func (unlockedFS) Lock(string) (io.Closer, error) { return io.NopCloser(nil), nil }
 
 // Close releases the store. It is safe to call twice and returns the first
 // error.

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"internal/redact":   {},
 	"internal/jsonerr":  {},
 	"internal/catchup":  {"", "archive", "index", "summarize"},
+	"internal/hosts":    {"", "ingest"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import

@@ -1,0 +1,136 @@
+package hosts
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+)
+
+const claudeSettings = `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Edit", "hooks": [{"type": "command", "command": "gofmt -w $FILE"}]}
+    ]
+  },
+  "model": "opus"
+}
+`
+
+const claudeJSON = `{"numStartups": 12, "mcpServers": {"other": {"command": "other-mcp"}}, "zeta": true}`
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func TestOrderedJSONRoundTrip(t *testing.T) {
+	in := `{"b": 1, "a": [true, null, "x<&>", 2.50, {"z": {}, "y": []}], "c": "é"}`
+	v, err := parseOrdered([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(encodeOrdered(v))
+	if strings.Index(out, `"b"`) > strings.Index(out, `"a"`) || !strings.Contains(out, `"x<&>"`) || !strings.Contains(out, "2.50") {
+		t.Fatalf("round trip:\n%s", out)
+	}
+	var x, y any
+	json.Unmarshal([]byte(in), &x)
+	json.Unmarshal([]byte(out), &y)
+	if !jsonEqual(x, y) {
+		t.Fatalf("round trip changed the value:\n%s", out)
+	}
+}
+
+func TestTomlEditKeepsUserNotify(t *testing.T) {
+	orig := "notify = [\"my-notifier\"]\n[mcp_servers.memex]\ncommand = \"/opt/memex\"\n"
+	got, err := tomlEdit("memex", false)([]byte(orig))
+	if err != nil || string(got) != orig {
+		t.Fatalf("install over the user's own notify and server: %q %v", got, err)
+	}
+	back, err := tomlEdit("memex", true)(got)
+	if err != nil || string(back) != orig {
+		t.Fatalf("uninstall removed the user's entries: %q %v", back, err)
+	}
+}
+
+// FuzzInstallRoundTrip: on any JSON object, install then uninstall gives
+// back the same value (nothing lost, nothing left), and a second install
+// changes nothing. One difference is allowed: an empty "hooks" or
+// "mcpServers" container (or an empty event list) the user had may be gone,
+// as install cannot tell it from one it created; hosts read both alike.
+func FuzzInstallRoundTrip(f *testing.F) {
+	for _, s := range []string{claudeSettings, claudeJSON, `{}`, `{"hooks":{}}`, `{"hooks":{"Stop":[]}}`,
+		`{"hooks":{"PostToolUse":[{"hooks":[]}]},"mcpServers":{"memex":{"command":"mine"}}}`, `{"a":[1,2,{"b":null}],"c":1e400}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var orig map[string]any
+		if json.Unmarshal([]byte(in), &orig) != nil || strings.Contains(in, "memex hook") || strings.Contains(in, `"memex"`) {
+			return
+		}
+		for _, edit := range []func(*object, bool) error{
+			func(r *object, rm bool) error { return editHooks(r, "memex", "claude-code", claudeHooks, rm) },
+			func(r *object, rm bool) error {
+				return editServer(r, "mcpServers", newObject("command", "memex", "args", []any{"mcp"}), rm)
+			},
+		} {
+			installed, err := jsonEdit(func(r *object) error { return edit(r, false) })([]byte(in))
+			if err != nil {
+				if orig == nil || errors.Is(err, memex.ErrInvalid) {
+					return // null is no object; a key of another shape is refused
+				}
+				t.Fatalf("install on %q: %v", in, err)
+			}
+			again, err := jsonEdit(func(r *object) error { return edit(r, false) })(installed)
+			if err != nil || string(again) != string(installed) {
+				t.Fatalf("second install changed %q", installed)
+			}
+			back, err := jsonEdit(func(r *object) error { return edit(r, true) })(installed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if len(back) > 0 {
+				if err := json.Unmarshal(back, &got); err != nil {
+					t.Fatalf("uninstall wrote invalid JSON %q: %v", back, err)
+				}
+			}
+			if len(orig) > 0 && !jsonEqual(pruneEmpty(orig), pruneEmpty(got)) {
+				t.Fatalf("install+uninstall of %q gave %q", in, back)
+			}
+		}
+	})
+}
+
+// pruneEmpty drops empty objects and lists inside the top-level "hooks"
+// and "mcpServers" of v (and those keys when they end up empty).
+func pruneEmpty(v map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, x := range v {
+		if k == "hooks" || k == "mcpServers" {
+			if m, ok := x.(map[string]any); ok {
+				inner := map[string]any{}
+				for ik, iv := range m {
+					if l, ok := iv.([]any); ok && len(l) == 0 {
+						continue
+					}
+					if mm, ok := iv.(map[string]any); ok && len(mm) == 0 {
+						continue
+					}
+					inner[ik] = iv
+				}
+				if len(inner) == 0 {
+					continue
+				}
+				x = inner
+			}
+		}
+		out[k] = x
+	}
+	return out
+}

@@ -103,10 +103,7 @@ func DefaultPaths(f Format, home string) []string {
 		}
 	}
 	if f == Codex || f == Auto {
-		d := env("CODEX_HOME")
-		if d == "" {
-			d = filepath.Join(home, ".codex")
-		}
+		d := CodexHome(env, home)
 		out = append(out, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
 	}
 	if f == OpenCode || f == Auto {
@@ -117,6 +114,16 @@ func DefaultPaths(f Format, home string) []string {
 		out = append(out, filepath.Join(d, "opencode"))
 	}
 	return out
+}
+
+// CodexHome is Codex's directory: $CODEX_HOME (read with getenv), else
+// .codex under the user's home directory home. Everything in memex that
+// looks for Codex's files (its rollouts, its configuration) starts here.
+func CodexHome(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".codex")
 }
 
 // discover expands paths into targets, in a stable order, with one

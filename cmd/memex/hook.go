@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,6 +20,7 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
@@ -33,34 +33,14 @@ import (
 // next hook or server that holds the store.
 
 const (
-	// hookInputMax bounds what a hook reads from the host.
-	hookInputMax = 256 << 20
 	// hookLockWait is how long a capture hook waits for the store before
 	// spooling.
 	hookLockWait = 300 * time.Millisecond
-	// contextChars is the host's cap on injected context (Claude Code
-	// cuts additionalContext at 10,000 characters).
-	contextChars = 10000
 	// contextBudget is the token budget of an injected IndexedSummary; a
 	// summary line runs about four characters a token, and the text is
-	// cut to contextChars whatever the ratio.
+	// cut to the host's cap (hosts.ContextChars) whatever the ratio.
 	contextBudget = 2200
 )
-
-// hookInput is what Claude Code (and Codex, for the events it shares)
-// writes on a hook's stdin.
-type hookInput struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	Event          string          `json:"hook_event_name"`
-	Source         string          `json:"source"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	AgentID        string          `json:"agent_id"`
-}
 
 func (a *app) hookCommand() *cobra.Command {
 	return &cobra.Command{
@@ -92,50 +72,32 @@ problems go to stderr.`,
 	}
 }
 
-// hookEvent normalises an event name: "session-start" and "sessionstart"
-// are SessionStart.
-func hookEvent(s string) string {
-	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-	for _, e := range []string{"PostToolUse", "PreCompact", "SessionStart", "Stop", "SubagentStop", "SessionEnd"} {
-		if strings.ToLower(e) == k {
-			return e
-		}
-	}
-	return s
-}
-
 func (a *app) runHook(ctx context.Context, host, event string) {
-	agent := host
-	if host != "claude-code" && host != "codex" {
-		fmt.Fprintf(a.stderr, "memex hook: unknown host %q (want claude-code or codex)\n", host)
+	if !hosts.HasHooks(host) {
+		fmt.Fprintf(a.stderr, "memex hook: unknown host %q (want %s)\n", host, strings.Join(hosts.HookHosts, " or "))
 		return
 	}
-	raw, err := io.ReadAll(io.LimitReader(a.stdin, hookInputMax))
+	in, err := hosts.ReadHook(a.stdin)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "memex hook: read input: %v\n", err)
-		return
-	}
-	var in hookInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		fmt.Fprintf(a.stderr, "memex hook: input is not the host's JSON: %v\n", err)
+		fmt.Fprintf(a.stderr, "memex hook: %v\n", err)
 		return
 	}
 	if in.Event != "" {
 		event = in.Event
 	}
 	if strings.EqualFold(event, "notify") {
-		if err := a.codexNotify(ctx, raw); err != nil {
+		if err := a.codexNotify(ctx, in.Raw); err != nil {
 			fmt.Fprintf(a.stderr, "memex hook notify: %s\n", userMessage(err))
 		}
 		return
 	}
-	switch hookEvent(event) {
+	switch hosts.Event(event) {
 	case "PostToolUse":
-		err = a.hookPostToolUse(ctx, agent, in)
+		err = a.hookPostToolUse(ctx, host, in)
 	case "PreCompact":
-		err = a.hookIngest(ctx, transcriptFormat(host), in, lockTimeout())
+		err = a.hookIngest(ctx, hosts.TranscriptFormat(host), in, lockTimeout())
 	case "Stop", "SubagentStop", "SessionEnd":
-		err = a.hookIngest(ctx, transcriptFormat(host), in, hookLockWait)
+		err = a.hookIngest(ctx, hosts.TranscriptFormat(host), in, hookLockWait)
 	case "SessionStart":
 		err = a.hookSessionStart(ctx, in)
 	default:
@@ -146,92 +108,8 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	}
 }
 
-// toolEntry turns a PostToolUse into an entry and its body: the whole
-// response, rendered as the agent saw it (see toolBody).
-func toolEntry(agent string, in hookInput) (memex.Entry, []byte) {
-	now := time.Now().UTC()
-	e := memex.Entry{
-		ID: memex.NewID(now), Created: now,
-		Project: ingest.DetectProject(in.Cwd), Session: in.SessionID, Agent: agent,
-		Kind: memex.KindTool, Tool: in.ToolName, Input: hookToolInput(in.ToolName, in.ToolInput),
-		Attrs: map[string]string{"source": "hook"},
-	}
-	if in.ToolUseID != "" {
-		// "cc:ID" is the key the transcript importer gives the same call,
-		// so a later import of the transcript does not archive it twice.
-		e.Aliases = []string{"cc:" + in.ToolUseID, in.ToolUseID}
-	}
-	if in.AgentID != "" {
-		e.Attrs["subagent"] = in.AgentID
-	}
-	body, exit := toolBody(in.ToolResponse)
-	if exit != nil {
-		e.Exit = exit
-	}
-	return e, body
-}
-
-// hookToolInput is a shell tool's command, else the arguments as one-line
-// JSON (as the transcript importer writes them).
-func hookToolInput(name string, input json.RawMessage) string {
-	var args struct {
-		Command *string `json:"command"`
-	}
-	if json.Unmarshal(input, &args) == nil && args.Command != nil {
-		return *args.Command
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, input) != nil {
-		return string(input)
-	}
-	return buf.String()
-}
-
-// toolBody renders a tool response: a string as is; a shell result as its
-// stdout followed by its stderr; a file read as the file's content; any
-// other value as indented JSON, so that nothing the tool returned is lost.
-func toolBody(resp json.RawMessage) ([]byte, *int) {
-	resp = bytes.TrimSpace(resp)
-	if len(resp) == 0 || string(resp) == "null" {
-		return nil, nil
-	}
-	var s string
-	if json.Unmarshal(resp, &s) == nil {
-		return []byte(s), nil
-	}
-	var shell struct {
-		Stdout      *string `json:"stdout"`
-		Stderr      string  `json:"stderr"`
-		Interrupted bool    `json:"interrupted"`
-		ExitCode    *int    `json:"exit_code"`
-	}
-	if json.Unmarshal(resp, &shell) == nil && shell.Stdout != nil {
-		out := *shell.Stdout
-		if shell.Stderr != "" {
-			if out != "" && !strings.HasSuffix(out, "\n") {
-				out += "\n"
-			}
-			out += shell.Stderr
-		}
-		return []byte(out), shell.ExitCode
-	}
-	var read struct {
-		File *struct {
-			Content *string `json:"content"`
-		} `json:"file"`
-	}
-	if json.Unmarshal(resp, &read) == nil && read.File != nil && read.File.Content != nil {
-		return []byte(*read.File.Content), nil
-	}
-	var buf bytes.Buffer
-	if json.Indent(&buf, resp, "", "  ") != nil {
-		return resp, nil
-	}
-	return buf.Bytes(), nil
-}
-
-func (a *app) hookPostToolUse(ctx context.Context, agent string, in hookInput) error {
-	e, body := toolEntry(agent, in)
+func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {
+	e, body := hosts.ToolEntry(host, in)
 	body, _, _ = redact.Redact(body)
 	redactFields(&e)
 	if _, r, ok := a.runningServer(ctx); ok {
@@ -382,17 +260,9 @@ func (a *app) drainSpool(ctx context.Context, s *archive.Store) error {
 	return drainSpoolDir(ctx, a.home, s, func(p string, err error) { a.log.Warn("spool", "file", p, "err", err) })
 }
 
-// transcriptFormat is the transcript format of a host's sessions.
-func transcriptFormat(host string) ingest.Format {
-	if host == "codex" {
-		return ingest.Codex
-	}
-	return ingest.ClaudeCode
-}
-
 // hookIngest imports the session's transcript; when the store stays busy
 // past wait, the import is spooled.
-func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hookInput, wait time.Duration) error {
+func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.HookInput, wait time.Duration) error {
 	if in.TranscriptPath == "" {
 		return nil
 	}
@@ -412,7 +282,7 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hookInput
 // hookSessionStart injects context: after a compaction, this session's
 // IndexedSummary; otherwise the project's recent memory across sessions
 // and agents.
-func (a *app) hookSessionStart(ctx context.Context, in hookInput) error {
+func (a *app) hookSessionStart(ctx context.Context, in hosts.HookInput) error {
 	req := api.ContextRequest{Budget: contextBudget}
 	var intro string
 	if in.Source == "compact" {
@@ -435,10 +305,7 @@ func (a *app) hookSessionStart(ctx context.Context, in hookInput) error {
 	if err != nil || strings.TrimSpace(text) == "" {
 		return err
 	}
-	out := intro + cutLines(text, contextChars-len(intro))
-	return json.NewEncoder(a.stdout).Encode(map[string]any{
-		"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": out},
-	})
+	return hosts.ContextOutput(a.stdout, intro, text)
 }
 
 // hookContext builds an IndexedSummary through the running server or the
@@ -467,47 +334,11 @@ func (a *app) hookContext(ctx context.Context, req api.ContextRequest) (string, 
 	return text, err
 }
 
-// cutLines returns the whole lines of s that fit in max bytes (at least
-// one line, cut), with a last line saying how many were left out.
-func cutLines(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	const note = "[memex: %d more lines left out; memex_context lists them all]\n"
-	limit := max - len(note) - 8
-	var b strings.Builder
-	lines := strings.SplitAfter(s, "\n")
-	i := 0
-	for ; i < len(lines) && b.Len()+len(lines[i]) <= limit; i++ {
-		b.WriteString(lines[i])
-	}
-	fmt.Fprintf(&b, note, len(lines)-i)
-	return b.String()
-}
-
 // codexNotify imports the rollout of the thread a Codex notify names.
 func (a *app) codexNotify(ctx context.Context, raw []byte) error {
-	var n struct {
-		Type     string `json:"type"`
-		ThreadID string `json:"thread-id"`
-	}
-	if err := json.Unmarshal(raw, &n); err != nil {
+	path, err := hosts.CodexNotifyRollout(raw)
+	if err != nil || path == "" {
 		return err
 	}
-	if n.ThreadID == "" || strings.ContainsAny(n.ThreadID, "/\\*?[") {
-		return nil
-	}
-	dir := os.Getenv("CODEX_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return err
-		}
-		dir = filepath.Join(home, ".codex")
-	}
-	found, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*"+n.ThreadID+".jsonl"))
-	if len(found) == 0 {
-		return nil
-	}
-	return a.hookIngest(ctx, ingest.Codex, hookInput{TranscriptPath: found[len(found)-1]}, hookLockWait)
+	return a.hookIngest(ctx, ingest.Codex, hosts.HookInput{TranscriptPath: path}, hookLockWait)
 }

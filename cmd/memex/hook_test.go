@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -147,7 +148,7 @@ func TestHooksEndToEnd(t *testing.T) {
 		t.Fatalf("SessionStart output %q: %v", r.stdout, err)
 	}
 	injected := out.HookSpecificOutput.AdditionalContext
-	if out.HookSpecificOutput.HookEventName != "SessionStart" || len(injected) > contextChars || !strings.Contains(injected, "memex_read") {
+	if out.HookSpecificOutput.HookEventName != "SessionStart" || len(injected) > hosts.ContextChars || !strings.Contains(injected, "memex_read") {
 		t.Fatalf("injected context (%d chars): %q", len(injected), injected)
 	}
 	ids := idRe.FindAllString(injected, -1)
@@ -171,7 +172,7 @@ func TestHooksEndToEnd(t *testing.T) {
 
 	expected := map[string]string{} // tool_use id -> exact output
 	for _, c := range calls {
-		body, _ := toolBody(c.response)
+		_, body := hosts.ToolEntry("claude-code", hosts.HookInput{ToolResponse: c.response})
 		expected[c.id] = string(body)
 	}
 	cmd := exec.Command(memexBin, "--home", home, "mcp")
@@ -304,31 +305,4 @@ func TestCodexNotify(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Total == 0 {
 		t.Fatalf("thread not imported: %v %+v", err, r)
 	}
-}
-
-// FuzzHookInput: whatever the host writes, turning it into an entry never
-// panics, and a string response is archived byte for byte.
-func FuzzHookInput(f *testing.F) {
-	for _, s := range []string{
-		`{"tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\n","stderr":"b"}}`,
-		`{"tool_name":"Read","tool_input":{"file_path":"x"},"tool_response":{"type":"text","file":{"content":"x\ny"}}}`,
-		`{"tool_name":"X","tool_response":"plain"}`, `{"tool_response":[1,2]}`, `{"tool_response":null}`, `{}`,
-		`{"tool_input":"not an object","tool_response":{"stdout":null}}`,
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		var in hookInput
-		if json.Unmarshal([]byte(raw), &in) != nil {
-			return
-		}
-		e, body := toolEntry("claude-code", in)
-		if e.ID.IsZero() || e.Kind != memex.KindTool {
-			t.Fatalf("entry %+v", e)
-		}
-		var s string
-		if json.Unmarshal(in.ToolResponse, &s) == nil && string(body) != s {
-			t.Fatalf("string response %q archived as %q", s, body)
-		}
-	})
 }

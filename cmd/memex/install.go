@@ -26,13 +26,7 @@ func (a *app) installCommand() *cobra.Command {
 import the transcript before a compaction, inject the IndexedSummary after it) and the
 memex MCP server (memex_search, memex_read, memex_compress, memex_context).
 
-  claude-code  hooks in ~/.claude/settings.json (project: .claude/settings.json),
-               MCP server in ~/.claude.json (project: .mcp.json)
-  codex        hooks in ~/.codex/hooks.json (project: .codex/hooks.json),
-               MCP server in ~/.codex/config.toml (project: .codex/config.toml)
-  opencode     MCP server in ~/.config/opencode/opencode.json (project: opencode.json);
-               OpenCode has no command hooks
-
+`+hosts.Layout+`
 Existing files are merged, not replaced; a changed file is backed up first; running it
 again changes nothing. --dry-run prints the changes without writing.`,
 		`  memex install claude-code

@@ -10,10 +10,20 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/ingest"
 )
 
 // Names lists the hosts install knows, for usage text.
 var Names = []string{"claude-code", "codex", "opencode"}
+
+// Layout says, for usage text, which files install changes per host.
+const Layout = `  claude-code  hooks in ~/.claude/settings.json (project: .claude/settings.json),
+               MCP server in ~/.claude.json (project: .mcp.json)
+  codex        hooks in ~/.codex/hooks.json (project: .codex/hooks.json),
+               MCP server in ~/.codex/config.toml (project: .codex/config.toml)
+  opencode     MCP server in ~/.config/opencode/opencode.json (project: opencode.json);
+               OpenCode has no command hooks
+`
 
 // Known reports whether name is a host install knows.
 func Known(name string) bool {
@@ -162,10 +172,7 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 				jsonEdit(func(root *object) error { return editServer(root, "mcpServers", server, remove) })},
 		}, nil
 	case "codex":
-		dir := filepath.Join(o.UserHome, ".codex")
-		if d := o.Getenv("CODEX_HOME"); d != "" && !o.Project {
-			dir = d
-		}
+		dir := ingest.CodexHome(o.Getenv, o.UserHome)
 		if o.Project {
 			dir = filepath.Join(o.Dir, ".codex")
 		}

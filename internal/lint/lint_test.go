@@ -6,8 +6,11 @@ package lint
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -133,6 +136,51 @@ func TestPackageImportRules(t *testing.T) {
 	}
 }
 
+// hostLayout are names that only code knowing a host's file layout
+// writes: its configuration files and the environment variables that move
+// them. internal/hosts owns that knowledge; ingest reads the hosts'
+// transcripts (and resolves CODEX_HOME for both).
+var hostLayout = []string{
+	"CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME",
+	"settings.json", "hooks.json", "config.toml", "opencode.json", ".claude.json", ".mcp.json", "rollout-",
+}
+
+var hostLayoutOwners = []string{"internal/hosts", "ingest", "internal/lint"}
+
+// TestHostLayoutStaysInHosts: nothing outside internal/hosts (and ingest,
+// for transcripts) names a host's configuration files.
+func TestHostLayoutStaysInHosts(t *testing.T) {
+	root := testutil.ModuleRoot()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || contains(hostLayoutOwners, filepath.ToSlash(filepath.Dir(rel))) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, name := range hostLayout {
+			if strings.Contains(string(b), name) {
+				t.Errorf("%s names %q: a host's file layout belongs in internal/hosts", filepath.ToSlash(rel), name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRulesCatchViolations(t *testing.T) {
 	for _, c := range []struct {
 		from, to string
@@ -145,6 +193,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"eval", "archive", true},
 		{"cmd/memex", "api", true},
 		{"deref", "archive", false},
+		{"internal/hosts", "ingest", true},
+		{"internal/hosts", "archive", false},
 		{"unknown", "", false},
 	} {
 		if got := mayImport(c.from, c.to); got != c.ok {

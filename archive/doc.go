@@ -63,6 +63,17 @@
 // Open deletes the chunks of any body still marked, which is all that a
 // crash during a large add can leave behind.
 //
+// # Readers
+//
+// A store opened with Options.ReadOnly writes nothing: not a log, not a
+// manifest (its file system refuses every write), and what only the
+// write-ahead log holds is replayed in memory. With Options.Shared it takes
+// no lock either (Pebble's is exclusive), so any number of readers open it
+// at once, on a read-only mount or a full disk too; keeping writers out
+// while they read is then the caller's lock. Exists tells whether a
+// directory holds a store without opening it (Pebble v2 writes no CURRENT
+// file: a marker names the manifest).
+//
 // # Schema versions
 //
 // Open refuses a store whose schema version is newer than SchemaVersion

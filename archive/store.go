@@ -23,9 +23,10 @@ import (
 type Options struct {
 	// InMemory keeps the store in memory (tests); dir is ignored.
 	InMemory bool
-	// ReadOnly opens an existing store without writing to it. A store
-	// that does not exist is an error (memex.ErrNotFound): a read-only
-	// open creates nothing.
+	// ReadOnly opens an existing store without writing to it: no file of
+	// the store is created, changed or removed (its file system refuses
+	// writes), so it opens on a read-only file system or a full disk too.
+	// A store that does not exist is an error (memex.ErrNotFound).
 	ReadOnly bool
 	// Shared, with ReadOnly, leaves out Pebble's own directory lock, which
 	// is exclusive (fcntl) even for a read-only open and needs a writable
@@ -119,9 +120,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		} else if !ok {
 			return nil, fmt.Errorf("archive: open %s: no store there: %w", dir, memex.ErrNotFound)
 		}
-		if o.Shared {
-			po.FS = unlockedFS{vfs.Default}
-		}
+		po.FS = readOnlyFS{FS: vfs.Default, shared: o.Shared}
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
@@ -157,11 +156,6 @@ func Exists(dir string) (bool, error) {
 	}
 	return desc.Exists, nil
 }
-
-// unlockedFS is a filesystem whose Lock takes no lock: see Options.Shared.
-type unlockedFS struct{ vfs.FS }
-
-func (unlockedFS) Lock(string) (io.Closer, error) { return io.NopCloser(nil), nil }
 
 // Close releases the store. It is safe to call twice and returns the first
 // error.

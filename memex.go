@@ -132,6 +132,9 @@ const (
 	KindMessage   Kind = "message"   // user or assistant text
 	KindNote      Kind = "note"      // an agent- or user-written note
 	KindCommit    Kind = "commit"    // a VCS commit
+	KindTag       Kind = "tag"       // a VCS tag, naming a commit
+	KindIssue     Kind = "issue"     // an issue of the project's tracker, with its comments
+	KindPR        Kind = "pr"        // a pull (merge) request, with its comments and reviews
 	KindEvent     Kind = "event"     // a host event: compaction boundary, session start, ...
 )
 

@@ -34,10 +34,14 @@ const (
 	SWEAgent     Format = "swe-agent"
 	JSONL        Format = "jsonl"
 	Auto         Format = "auto"
+	// Git reads a repository's history (see git.go), GitHub an export
+	// of issues and pull requests (see github.go).
+	Git    Format = "git"
+	GitHub Format = "github"
 )
 
 // Formats lists the accepted format names, for usage text.
-var Formats = []Format{ClaudeCode, Codex, OpenCode, MiniSWEAgent, SWEAgent, JSONL, Auto}
+var Formats = []Format{ClaudeCode, Codex, OpenCode, MiniSWEAgent, SWEAgent, JSONL, Auto, Git, GitHub}
 
 // ParseFormat checks a format name; an unknown name is memex.ErrInvalid.
 func ParseFormat(s string) (Format, error) {
@@ -99,6 +103,13 @@ type Options struct {
 	Progress func(Progress)
 	// Now replaces time.Now (tests).
 	Now func() time.Time
+
+	// Since and Max limit a git history to the commits after Since and
+	// to the Max most recent ones (zero: no limit); MaxPatch bounds the
+	// patch kept of one commit (0: DefaultMaxPatch).
+	Since    time.Time
+	Max      int
+	MaxPatch int
 }
 
 // Progress is the running state passed to Options.Progress.
@@ -108,6 +119,10 @@ type Progress struct {
 	Bytes      int64  // bytes finished
 	TotalBytes int64  // bytes found
 	File       string // the file just finished ("" before the first)
+	// Commits and TotalCommits count a git history's commits read and
+	// to read.
+	Commits      int
+	TotalCommits int
 }
 
 // Report is the outcome of Run. Its JSON form is stable (cmd prints it for
@@ -130,6 +145,8 @@ type Report struct {
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
 	Bytes         int64          `json:"bytes"`      // bytes of transcript read
 	BodyBytes     int64          `json:"body_bytes"` // bytes of entry bodies added
+	// Commits counts the commits of git histories read.
+	Commits int `json:"commits,omitempty"`
 	// FileErrors has one line per path that yielded nothing to read: a
 	// file that could not be read at all, and, for paths given in
 	// Options.Paths, a path that does not exist or a directory holding no
@@ -220,6 +237,16 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	}
 	if opts.SettleAfter == 0 {
 		opts.SettleAfter = time.Hour
+	}
+	if opts.Format == Git || opts.Format == GitHub {
+		r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[string]bool{}}
+		run := runGit
+		if opts.Format == GitHub {
+			run = runGitHub
+		}
+		err := run(ctx, r)
+		rep.Sessions = len(r.sessions)
+		return rep, err
 	}
 	paths, named := opts.Paths, len(opts.Paths) > 0
 	if !named {
@@ -564,6 +591,7 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			body = r.redact(body)
 			e.Input = r.redactString(e.Input)
 			e.AgentSummary = r.redactString(e.AgentSummary)
+			e.Summary = r.redactString(e.Summary)
 			if len(e.Attrs) > 0 {
 				a := make(map[string]string, len(e.Attrs))
 				for k, v := range e.Attrs {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
@@ -23,6 +24,8 @@ type ingestOptions struct {
 	noIndex  bool
 	quiet    bool
 	json     bool
+	since    string
+	max      int
 }
 
 func (a *app) ingestCommand() *cobra.Command {
@@ -50,6 +53,16 @@ A malformed line is reported as file:line: reason, skipped and counted. The end 
 by reason, secrets redacted and bytes. The new entries are indexed for search before
 the command returns (--no-index to leave that to the next search).
 
+git reads a repository's history: each commit becomes an entry of kind commit in the
+project sessions of that checkout get (message, author, date, files changed with +/-
+counts in the summary, the patch as content, cut at 1 MiB; the hash, full and short, as
+aliases), each tag an entry of kind tag. PATH is a repository (default: the current
+directory). A re-run reads only the commits added since; --since and --max limit a run
+to recent history (the next unlimited run reads the rest).
+
+github reads issues and pull requests exported to JSON files (gh issue list --json ...,
+gh pr list --json ..., or GitHub's REST API saved to a file): see docs/memory.md.
+
 jsonl is memex's own format, one JSON object per line: "content" (required, a string;
 "" archives an empty entry), and optionally "project", "session" (default: the file's
 name), "agent", "kind" (default note), "tool", "input", "exit", "time" (RFC 3339, as
@@ -70,7 +83,9 @@ While memex serve runs, the server imports: it reads each PATH (sent absolute) a
 default locations on its own machine, and this command prints the same report.`,
 		Example: `  memex ingest claude-code
   memex ingest auto ~/.codex/sessions ./trajectories
-  memex ingest swe-agent --project django/django runs/ --json`,
+  memex ingest swe-agent --project django/django runs/ --json
+  memex ingest git .                     # this repository's history
+  memex ingest git ~/src/api --since 2025-01-01`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("ingest needs a FORMAT (%s)\nUsage: %s", strings.Join(names, ", "), c.UseLine())
@@ -89,6 +104,8 @@ default locations on its own machine, and this command prints the same report.`,
 	f.BoolVar(&o.noIndex, "no-index", false, "do not index the new entries now")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no per-line warnings")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.StringVar(&o.since, "since", "", "git: only commits after this date (2024-01-31, an RFC 3339 time, or a duration back from now: 720h)")
+	f.IntVar(&o.max, "max", 0, "git: at most this many commits, the most recent")
 	return c
 }
 
@@ -104,13 +121,29 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full}
+	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full, Max: o.max}
+	if (o.since != "" || o.max != 0) && format != ingest.Git {
+		return usagef("--since and --max apply to ingest git only")
+	}
+	if o.max < 0 {
+		return usagef("--max must be a positive number of commits, got %d", o.max)
+	}
+	if o.since != "" {
+		t, err := parseSince(o.since, time.Now())
+		if err != nil {
+			return usagef("%v", err)
+		}
+		opts.Since = t
+	}
 	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
 	if !o.quiet {
 		opts.Warn = w.warn
 	}
 	if bar := a.progress("ingest", o.quiet || o.json); bar != nil {
 		opts.Progress = func(p ingest.Progress) { bar(p.Bytes, p.TotalBytes) }
+		if format == ingest.Git {
+			opts.Progress = func(p ingest.Progress) { bar(int64(p.Commits), int64(p.TotalCommits)) }
+		}
 	}
 	rep, err := ingest.Run(ctx, s, opts)
 	if serr := s.Sync(); err == nil {
@@ -135,6 +168,20 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		indexed = st.Indexed
 	}
 	return a.finishIngest(format, o, rep, indexed, w.said)
+}
+
+// parseSince reads --since: a date, an RFC 3339 time, or a duration back
+// from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2024-01-31), an RFC 3339 time or a duration (720h)", s)
 }
 
 // ingestWarner prints the problems of an import as they happen: the

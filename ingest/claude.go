@@ -250,14 +250,14 @@ func parseClaude(ctx context.Context, s *source) error {
 				}
 				e := newEntry(&l, memex.KindTool, t)
 				e.Tool = b.Name
-				e.Input = toolInput(b.Name, b.Input)
+				e.Input = ToolInput(b.Input)
 				e.Attrs["model"] = l.Message.Model
 				e.Attrs["message_id"] = l.Message.ID
 				e.Aliases = []string{b.ID, toolAlias(session, tools)}
 				if _, dup := pending[b.ID]; !dup {
 					order = append(order, b.ID)
 				}
-				pending[b.ID] = &ccPending{rec: Record{Entry: e, Key: "cc:" + b.ID}, off: off, line: no, index: tools}
+				pending[b.ID] = &ccPending{rec: Record{Entry: e, Key: ToolKey(agentClaude, session, b.ID)}, off: off, line: no, index: tools}
 				tools++
 			case "tool_result":
 				p, ok := pending[b.ToolUseID]
@@ -279,7 +279,7 @@ func parseClaude(ctx context.Context, s *source) error {
 				if spilled != "" {
 					rec.Entry.Attrs["spilled"] = spilled
 				}
-				rec.Entry.Exit = exitStatus(rec.Entry.Tool, b.IsError, l.ToolUseResult, body)
+				rec.Entry.Exit = ClaudeExit(b.IsError, l.ToolUseResult, body)
 				if id := subagentID(l.ToolUseResult); id != "" {
 					rec.Entry.Attrs["subagent_session"] = "agent-" + id
 				}
@@ -326,18 +326,6 @@ func (s *source) unanswered(order []string, held map[string]*ccPending, settled 
 			first = false
 		}
 	}
-}
-
-// toolInput is the entry's Input: a shell tool's command, else the
-// arguments as one-line JSON.
-func toolInput(name string, input json.RawMessage) string {
-	var args struct {
-		Command *string `json:"command"`
-	}
-	if (name == "Bash" || name == "bash" || name == "shell") && json.Unmarshal(input, &args) == nil && args.Command != nil {
-		return *args.Command
-	}
-	return compactJSON(input)
 }
 
 // resultText is a tool_result's content as the agent saw it: a string as
@@ -394,7 +382,8 @@ func imageRef(b *ccBlock) string {
 
 var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
 
-// exitStatus reads a tool result's exit status. The host marks a failure
+// ClaudeExit is a Claude Code tool result's exit status, for the
+// transcript's tool_result and a hook's tool_response alike. The host marks a failure
 // with is_error true on the tool_result block (a shell result then starts
 // with "Exit code N" when the command ran: N, else 1); is_error false, or a
 // structured toolUseResult, is success. CLI 1.0.x leaves is_error out on
@@ -404,7 +393,7 @@ var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+
 // "<tool_use_error>…", "The user doesn't want to …"). Every failure in the
 // sample transcripts also has is_error true; those shapes only cover a
 // build that leaves it out. Otherwise the status is unknown.
-func exitStatus(tool string, isError *bool, tur json.RawMessage, body string) *int {
+func ClaudeExit(isError *bool, tur json.RawMessage, body string) *int {
 	if isError != nil && *isError {
 		if m := exitCodeRE.FindStringSubmatch(body); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {

@@ -187,21 +187,17 @@ func parseCodex(ctx context.Context, s *source) error {
 				e.Tool = p.Name
 				if p.Type == "local_shell_call" {
 					e.Tool = "local_shell"
-					e.Input = codexShellInput(p.Action)
+					e.Input = ToolInput(p.Action)
 				} else if p.Type == "custom_tool_call" {
-					if in, ok := jsonString(p.Input); ok {
-						e.Input = in
-					} else {
-						e.Input = compactJSON(p.Input)
-					}
+					e.Input = ToolInput(p.Input)
 				} else {
-					e.Input = codexArgs(p.Name, p.Arguments)
+					e.Input = ToolInput(p.Arguments)
 				}
 				e.Aliases = []string{id, toolAlias(thread, tools)}
 				if _, dup := calls[id]; !dup {
 					order = append(order, id)
 				}
-				calls[id] = &ccPending{rec: Record{Entry: e, Key: "codex:" + thread + ":" + id}, off: off, line: no, index: tools}
+				calls[id] = &ccPending{rec: Record{Entry: e, Key: ToolKey(agentCodex, thread, id)}, off: off, line: no, index: tools}
 				tools++
 			case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 				c, ok := calls[p.CallID]
@@ -210,7 +206,7 @@ func parseCodex(ctx context.Context, s *source) error {
 					return nil
 				}
 				delete(calls, p.CallID)
-				body, exit := codexOutput(p.Output)
+				body, exit := CodexOutput(p.Output)
 				c.rec.Body = []byte(body)
 				c.rec.Entry.Exit = exit
 				s.emit(c.rec)
@@ -275,59 +271,13 @@ func codexText(raw json.RawMessage) string {
 	return strings.Join(out, "\n")
 }
 
-// codexArgs is a function call's Input: the command of a shell tool
-// (argv joined, or the cmd string), else its arguments as one-line JSON.
-func codexArgs(name string, raw json.RawMessage) string {
-	args := raw
-	if s, ok := jsonString(raw); ok {
-		args = json.RawMessage(s)
-	}
-	var v struct {
-		Command json.RawMessage `json:"command"`
-		Cmd     json.RawMessage `json:"cmd"`
-	}
-	if json.Unmarshal(args, &v) == nil {
-		for _, c := range []json.RawMessage{v.Command, v.Cmd} {
-			if s, ok := jsonString(c); ok {
-				return s
-			}
-			var argv []string
-			if len(c) > 0 && json.Unmarshal(c, &argv) == nil && len(argv) > 0 {
-				// ["bash","-lc","go test ./..."] reads best as its script.
-				if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "sh" || argv[0] == "zsh") && (argv[1] == "-lc" || argv[1] == "-c") {
-					return argv[2]
-				}
-				return strings.Join(argv, " ")
-			}
-		}
-	}
-	if s, ok := jsonString(raw); ok {
-		return s
-	}
-	return compactJSON(raw)
-}
-
-func codexShellInput(action json.RawMessage) string {
-	var a struct {
-		Command []string `json:"command"`
-	}
-	if json.Unmarshal(action, &a) == nil && len(a.Command) > 0 {
-		return codexArgs("", mustJSON(map[string]any{"command": a.Command}))
-	}
-	return compactJSON(action)
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}
-
 var codexExitRE = regexp.MustCompile(`(?m)^(?:Exit code|Process exited with code):? (-?\d+)`)
 
-// codexOutput is the text of a tool output as the model saw it, and the
-// exit status when the output states one. Outputs are a string, a content
+// CodexOutput is the text of a Codex tool output as the model saw it, and
+// the exit status when the output states one: for a rollout's
+// function_call_output and a hook's tool_response alike. Outputs are a string, a content
 // list, or (older builds) a JSON string {"output":..., "metadata":{"exit_code":N}}.
-func codexOutput(raw json.RawMessage) (string, *int) {
+func CodexOutput(raw json.RawMessage) (string, *int) {
 	s, ok := jsonString(raw)
 	if !ok {
 		if t := codexText(raw); t != "" {

@@ -151,7 +151,7 @@ func TestClaudeExitStatus(t *testing.T) {
 			if tt.tur != "" {
 				tur = json.RawMessage(tt.tur)
 			}
-			got := exitStatus("", tt.isError, tur, tt.body)
+			got := ClaudeExit(tt.isError, tur, tt.body)
 			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
 				t.Errorf("exit %v, want %v", fmtExit(got), fmtExit(tt.want))
 			}

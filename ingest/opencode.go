@@ -202,7 +202,7 @@ func emitOpenCodeSession(s *source, ses ocSession, msgs []ocMessage, parts map[s
 				}
 				e.Kind = memex.KindTool
 				e.Tool = p.Tool
-				e.Input = toolInput(strings.ToLower(p.Tool), p.State.Input)
+				e.Input = ToolInput(p.State.Input)
 				if p.CallID != "" {
 					e.Aliases = append(e.Aliases, p.CallID)
 				}

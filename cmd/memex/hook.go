@@ -49,6 +49,7 @@ func (a *app) hookCommand() *cobra.Command {
 		Long: `Run as the host's hook command (memex install writes the configuration):
 
   PostToolUse             archive the tool call and its full response at once
+  PostToolUseFailure      the same for a call that failed (Claude Code)
   PreCompact              import the transcript so far
   SessionStart            after compact: inject this session's IndexedSummary;
                           on startup/resume/clear: inject the project's recent memory
@@ -92,7 +93,7 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 		return
 	}
 	switch hosts.Event(event) {
-	case "PostToolUse":
+	case "PostToolUse", "PostToolUseFailure":
 		err = a.hookPostToolUse(ctx, host, in)
 	case "PreCompact":
 		err = a.hookIngest(ctx, hosts.TranscriptFormat(host), in, lockTimeout())
@@ -128,11 +129,11 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 }
 
 // addOnce adds a captured tool call unless the call is archived already
-// (its "cc:" key present: a transcript import got there first, as it can
-// when the host runs the hook in the background).
+// (its key present: a transcript import got there first, as it can when
+// the host runs the hook in the background).
 func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) error {
-	if len(e.Aliases) > 0 && strings.HasPrefix(e.Aliases[0], "cc:") {
-		if _, err := s.Resolve(ctx, e.Aliases[0], ""); err == nil || errors.Is(err, memex.ErrAmbiguous) {
+	if key := hosts.Key(e); key != "" {
+		if _, err := s.Resolve(ctx, key, ""); err == nil || errors.Is(err, memex.ErrAmbiguous) {
 			return nil
 		}
 	}

@@ -101,6 +101,7 @@ type hookSpec struct {
 
 var claudeHooks = []hookSpec{
 	{"PostToolUse", "*", 10, true},
+	{"PostToolUseFailure", "*", 10, true},
 	{"PreCompact", "", 120, false},
 	{"SessionStart", "startup|resume|clear|compact", 10, false},
 	{"Stop", "", 10, false},

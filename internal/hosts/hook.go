@@ -48,6 +48,10 @@ type HookInput struct {
 	ToolUseID      string          `json:"tool_use_id"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
 	AgentID        string          `json:"agent_id"`
+	// Error and IsInterrupt are Claude Code's PostToolUseFailure: the
+	// failure as the agent saw it, and whether the user interrupted.
+	Error       string `json:"error"`
+	IsInterrupt bool   `json:"is_interrupt"`
 
 	// Raw is the whole input as read.
 	Raw []byte `json:"-"`
@@ -71,7 +75,7 @@ func ReadHook(r io.Reader) (HookInput, error) {
 // SessionStart. A name memex does not handle comes back as it is.
 func Event(s string) string {
 	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-	for _, e := range []string{"PostToolUse", "PreCompact", "SessionStart", "Stop", "SubagentStop", "SessionEnd"} {
+	for _, e := range []string{"PostToolUse", "PostToolUseFailure", "PreCompact", "SessionStart", "Stop", "SubagentStop", "SessionEnd"} {
 		if strings.ToLower(e) == k {
 			return e
 		}
@@ -87,64 +91,73 @@ func TranscriptFormat(host string) ingest.Format {
 	return ingest.ClaudeCode
 }
 
-// ToolEntry turns a PostToolUse into an entry and its body: the whole
-// response, rendered as the agent saw it (see toolBody).
+// ToolEntry turns a PostToolUse (or Claude Code's PostToolUseFailure)
+// into an entry and its body: the whole response, rendered as the agent
+// saw it. Its key, input and exit status follow the rules the host's
+// transcript importer follows for the same call (ingest.ToolKey,
+// ingest.ToolInput, ingest.ClaudeExit, ingest.CodexOutput), so that a later
+// import finds the call archived, and an entry reads the same whichever
+// path archived it first. The key is the entry's first alias (see Key).
 func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	now := time.Now().UTC()
 	e := memex.Entry{
 		ID: memex.NewID(now), Created: now,
 		Project: ingest.DetectProject(in.Cwd), Session: in.SessionID, Agent: host,
-		Kind: memex.KindTool, Tool: in.ToolName, Input: hookToolInput(in.ToolName, in.ToolInput),
+		Kind: memex.KindTool, Tool: in.ToolName, Input: ingest.ToolInput(in.ToolInput),
 		Attrs: map[string]string{"source": "hook"},
 	}
 	if in.ToolUseID != "" {
-		// "cc:ID" is the key the transcript importer gives the same call,
-		// so a later import of the transcript does not archive it twice.
 		e.Aliases = []string{"cc:" + in.ToolUseID, in.ToolUseID}
 	}
 	if in.AgentID != "" {
 		e.Attrs["subagent"] = in.AgentID
 	}
-	body, exit := toolBody(in.ToolResponse)
-	if exit != nil {
-		e.Exit = exit
+	var body []byte
+	switch {
+	case host == "codex":
+		// Codex gives a shell call's output as the model saw it, without
+		// the exit status its rollout records.
+		text, exit := ingest.CodexOutput(in.ToolResponse)
+		body, e.Exit = []byte(text), exit
+	case Event(in.Event) == "PostToolUseFailure":
+		body = []byte(in.Error)
+		if in.IsInterrupt {
+			e.Attrs["interrupted"] = "true"
+		}
+		failed := true
+		e.Exit = ingest.ClaudeExit(&failed, nil, in.Error)
+	default:
+		body = toolBody(in.ToolResponse)
+		e.Exit = ingest.ClaudeExit(nil, in.ToolResponse, string(body))
 	}
 	return e, body
 }
 
-// hookToolInput is a shell tool's command, else the arguments as one-line
-// JSON (as the transcript importer writes them).
-func hookToolInput(name string, input json.RawMessage) string {
-	var args struct {
-		Command *string `json:"command"`
+// Key is the idempotency key ToolEntry gave e, "" for an entry without
+// one.
+func Key(e memex.Entry) string {
+	if e.Attrs["source"] != "hook" || len(e.Aliases) == 0 || !strings.Contains(e.Aliases[0], ":") {
+		return ""
 	}
-	if json.Unmarshal(input, &args) == nil && args.Command != nil {
-		return *args.Command
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, input) != nil {
-		return string(input)
-	}
-	return buf.String()
+	return e.Aliases[0]
 }
 
-// toolBody renders a tool response: a string as is; a shell result as its
-// stdout followed by its stderr; a file read as the file's content; any
-// other value as indented JSON, so that nothing the tool returned is lost.
-func toolBody(resp json.RawMessage) ([]byte, *int) {
+// toolBody renders a Claude Code tool response: a string as is; a shell
+// result as its stdout followed by its stderr; a file read as the file's
+// content; any other value as indented JSON, so that nothing the tool
+// returned is lost.
+func toolBody(resp json.RawMessage) []byte {
 	resp = bytes.TrimSpace(resp)
 	if len(resp) == 0 || string(resp) == "null" {
-		return nil, nil
+		return nil
 	}
 	var s string
 	if json.Unmarshal(resp, &s) == nil {
-		return []byte(s), nil
+		return []byte(s)
 	}
 	var shell struct {
-		Stdout      *string `json:"stdout"`
-		Stderr      string  `json:"stderr"`
-		Interrupted bool    `json:"interrupted"`
-		ExitCode    *int    `json:"exit_code"`
+		Stdout *string `json:"stdout"`
+		Stderr string  `json:"stderr"`
 	}
 	if json.Unmarshal(resp, &shell) == nil && shell.Stdout != nil {
 		out := *shell.Stdout
@@ -154,7 +167,7 @@ func toolBody(resp json.RawMessage) ([]byte, *int) {
 			}
 			out += shell.Stderr
 		}
-		return []byte(out), shell.ExitCode
+		return []byte(out)
 	}
 	var read struct {
 		File *struct {
@@ -162,13 +175,13 @@ func toolBody(resp json.RawMessage) ([]byte, *int) {
 		} `json:"file"`
 	}
 	if json.Unmarshal(resp, &read) == nil && read.File != nil && read.File.Content != nil {
-		return []byte(*read.File.Content), nil
+		return []byte(*read.File.Content)
 	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, resp, "", "  ") != nil {
-		return resp, nil
+		return resp
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes()
 }
 
 // ContextOutput is what a SessionStart hook prints to inject text into the

@@ -306,3 +306,73 @@ func TestCodexNotify(t *testing.T) {
 		t.Fatalf("thread not imported: %v %+v", err, r)
 	}
 }
+
+// codexRollout is a Codex rollout of one thread with one shell call.
+func codexRollout(thread, cwd, callID, cmd, output string) string {
+	line := func(typ string, payload map[string]any) string {
+		b, _ := json.Marshal(map[string]any{"timestamp": "2026-06-05T04:58:21.000Z", "type": typ, "payload": payload})
+		return string(b) + "\n"
+	}
+	args, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return line("session_meta", map[string]any{"id": thread, "cwd": cwd, "cli_version": "0.135.0"}) +
+		line("event_msg", map[string]any{"type": "user_message", "message": "run the tests"}) +
+		line("response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args), "call_id": callID}) +
+		line("response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": output})
+}
+
+// TestCodexHookAndImportArchiveACallOnce: a call the Codex PostToolUse hook
+// archived is not archived again by the Stop hook's import of the same
+// rollout (nor the other way round), and its call_id names one entry.
+func TestCodexHookAndImportArchiveACallOnce(t *testing.T) {
+	const thread = "019e9625-802f-7e91-840a-cfe88d14117b"
+	for _, hookFirst := range []bool{true, false} {
+		home, cwd := t.TempDir(), t.TempDir()
+		rollout := filepath.Join(t.TempDir(), "rollout-2026-06-05T04-58-20-"+thread+".jsonl")
+		writeFile(t, rollout, codexRollout(thread, cwd, "call_go1", "go test ./...", "Exit code: 1\nWall time: 0.2 seconds\nOutput:\n--- FAIL: TestX\n"))
+		post := func() {
+			in := map[string]any{"hook_event_name": "PostToolUse", "session_id": thread, "turn_id": "t1", "cwd": cwd,
+				"transcript_path": rollout, "tool_name": "Bash", "tool_use_id": "call_go1",
+				"tool_input": map[string]string{"command": "go test ./..."}, "tool_response": "--- FAIL: TestX\n"}
+			b, _ := json.Marshal(in)
+			if r := run(t, home, b, "hook", "codex", "PostToolUse"); r.code != 0 || r.stderr != "" {
+				t.Fatalf("PostToolUse: %+v", r)
+			}
+		}
+		stop := func() {
+			b, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": thread, "cwd": cwd, "transcript_path": rollout})
+			if r := run(t, home, b, "hook", "codex", "Stop"); r.code != 0 || r.stderr != "" {
+				t.Fatalf("Stop: %+v", r)
+			}
+		}
+		if hookFirst {
+			post()
+			stop()
+		} else {
+			stop()
+			post()
+		}
+		r := run(t, home, nil, "show", "call_go1", "--json")
+		var sj showJSON
+		if err := json.Unmarshal([]byte(r.stdout), &sj); r.code != 0 || err != nil {
+			t.Fatalf("hook first %v: show call_go1: %+v", hookFirst, r)
+		}
+		// Codex's hook payload carries no exit status; the rollout does.
+		if sj.Input != "go test ./..." || (!hookFirst && (sj.Exit == nil || *sj.Exit != 1)) || (hookFirst && sj.Exit != nil) {
+			t.Errorf("hook first %v: entry input %q exit %v", hookFirst, sj.Input, sj.Exit)
+		}
+		r = run(t, home, nil, "context", "--session", thread, "--json")
+		var res struct{ Entries []struct{ Kind string } }
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatal(err, r.stderr)
+		}
+		tools := 0
+		for _, e := range res.Entries {
+			if e.Kind == "tool" {
+				tools++
+			}
+		}
+		if tools != 1 {
+			t.Errorf("hook first %v: %d tool entries for one call", hookFirst, tools)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 		Attrs: map[string]string{"source": "hook"},
 	}
 	if in.ToolUseID != "" {
-		e.Aliases = []string{"cc:" + in.ToolUseID, in.ToolUseID}
+		e.Aliases = []string{ingest.ToolKey(host, in.SessionID, in.ToolUseID), in.ToolUseID}
 	}
 	if in.AgentID != "" {
 		e.Attrs["subagent"] = in.AgentID

@@ -140,7 +140,6 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
 	if o.share <= 0 || o.share >= 1 {
 		return usagef("--summary-share wants a number between 0 and 1")
 	}

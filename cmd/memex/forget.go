@@ -56,7 +56,6 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
 	var ids []memex.ID
 	switch {
 	case len(args) > 0:

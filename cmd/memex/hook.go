@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
@@ -165,79 +162,55 @@ func remoteAddJSON(ctx context.Context, r *remote, e memex.Entry, body []byte) e
 // wait for the lock (memex.ErrBusy after), and first archives what earlier
 // hooks spooled.
 func (a *app) withHookStore(ctx context.Context, wait time.Duration, fn func(*archive.Store) error) error {
-	if err := os.MkdirAll(a.home, 0o700); err != nil {
-		return err
-	}
-	lk := flock.New(filepath.Join(a.home, "lock"))
-	if err := waitLock(ctx, lk, false, wait); err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log})
+	h, err := home.Open(ctx, a.home, home.Options{Wait: wait, Logger: a.log, Purpose: "memex hook"})
 	if err != nil {
 		return err
 	}
-	if err := a.drainSpool(ctx, s); err != nil {
+	if err := a.drainSpool(ctx, h.Store); err != nil {
 		a.log.Warn("spool", "err", err)
 	}
-	err = fn(s)
-	if cerr := s.Close(); err == nil {
+	err = fn(h.Store)
+	if cerr := h.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
 // spoolItem is one spooled hook: an entry to add, or a transcript to
-// import.
-type spoolItem struct {
-	Entry   *memex.Entry `json:"entry,omitempty"`
-	Content []byte       `json:"content,omitempty"`
-	Ingest  string       `json:"ingest,omitempty"` // transcript path
-	Format  string       `json:"format,omitempty"`
-}
+// import (internal/home keeps the spool).
+type spoolItem = home.SpoolItem
 
-// spool writes item to $MEMEX_HOME/spool atomically, named so that names
-// sort in time order.
+// spool writes item to $MEMEX_HOME/spool.
 func (a *app) spool(item spoolItem) error {
-	dir := filepath.Join(a.home, "spool")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+	p, err := home.Spool(a.home, item)
+	if err == nil {
+		a.log.Debug("spooled", "file", p)
 	}
-	b, err := json.Marshal(item)
-	if err != nil {
-		return err
-	}
-	name := memex.NewID(time.Now()).String() + ".json"
-	tmp := filepath.Join(dir, "."+name)
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	a.log.Debug("spooled", "file", name)
-	return os.Rename(tmp, filepath.Join(dir, name))
+	return err
 }
 
 // drainSpool archives what hooks spooled while the store was busy, oldest
 // first, removing each file once its work is durable. An entry already in
 // the store (a drain interrupted after the add) is not added again.
-func drainSpoolDir(ctx context.Context, home string, s *archive.Store, log func(string, error)) error {
-	dir := filepath.Join(home, "spool")
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(names) == 0 {
+func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(string, error)) error {
+	items, err := home.ListSpool(dir)
+	if err != nil || len(items) == 0 {
 		return err
 	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, sp := range items {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // taken by another drainer
+		if sp.Output != "" {
+			continue // a memex run's output (run.go)
 		}
-		var item spoolItem
-		if err := json.Unmarshal(b, &item); err != nil {
-			log(p, err)
-			os.Rename(p, p+".bad")
+		p, item := sp.Path, sp.Item
+		if sp.Err != nil {
+			if _, err := os.Stat(p); err != nil {
+				continue // taken by another drainer
+			}
+			log(p, sp.Err)
+			sp.Bad()
 			continue
 		}
 		switch {
@@ -252,7 +225,7 @@ func drainSpoolDir(ctx context.Context, home string, s *archive.Store, log func(
 				log(p, err)
 			}
 		}
-		os.Remove(p)
+		sp.Done()
 	}
 	return nil
 }
@@ -327,8 +300,8 @@ func (a *app) hookContext(ctx context.Context, req api.ContextRequest) (string, 
 		return res.Text, nil
 	}
 	var text string
-	err := lockedStore{a: a, wait: 2 * time.Second}.with(ctx, false, func(s *archive.Store) error {
-		res, err := deref.New(s).Context(ctx, deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget})
+	err := lockedStore{a: a, wait: 2 * time.Second}.with(ctx, false, func(h *home.Home) error {
+		res, err := deref.New(h.Store).Context(ctx, deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget})
 		text = res.Text
 		return err
 	})

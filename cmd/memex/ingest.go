@@ -3,16 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -117,10 +116,11 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	// most a suffix of the run, progress records included, and the next
 	// run reads that part again.
 	a.bulk = true
-	s, err := a.store(ctx)
+	h, err := a.open(ctx, home.Options{})
 	if err != nil {
 		return err
 	}
+	s := h.Store
 	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full, Max: o.max}
 	if (o.since != "" || o.max != 0) && format != ingest.Git {
 		return usagef("--since and --max apply to ingest git only")
@@ -154,14 +154,11 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	indexed := 0
 	if !o.noIndex && rep.Added > 0 {
-		ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
+		ix, err := h.Index()
 		if err != nil {
 			return err
 		}
 		st, err := catchup.CatchUp(ctx, s, ix)
-		if cerr := ix.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil {
 			return fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", err)
 		}

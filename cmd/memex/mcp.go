@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
@@ -89,46 +87,34 @@ var (
 
 // with runs fn with the store open (read-only under a shared lock unless
 // write).
-func (l lockedStore) with(ctx context.Context, write bool, fn func(*archive.Store) error) error {
+func (l lockedStore) with(ctx context.Context, write bool, fn func(*home.Home) error) error {
 	a := l.a
 	if addr, _, ok := a.runningServer(ctx); ok {
 		return fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",
 			addr, addr, memex.ErrBusy)
 	}
-	if err := os.MkdirAll(a.home, 0o700); err != nil {
-		return err
-	}
-	readOnly := !write
-	if _, err := os.Stat(filepath.Join(a.home, "store", "CURRENT")); err != nil {
-		readOnly = false
-	}
-	lk := flock.New(filepath.Join(a.home, "lock"))
 	wait := l.wait
 	if wait <= 0 {
 		wait = lockTimeout()
 	}
-	if err := waitLock(ctx, lk, readOnly, wait); err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly})
+	h, err := home.Open(ctx, a.home, home.Options{Shared: !write, Wait: wait, Logger: a.log, Purpose: "memex mcp"})
 	if err != nil {
 		return err
 	}
-	err = fn(s)
-	if cerr := s.Close(); err == nil {
+	err = fn(h)
+	if cerr := h.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
 func (l lockedStore) Resolve(ctx context.Context, ref, project string) (id memex.ID, err error) {
-	err = l.with(ctx, false, func(s *archive.Store) error { id, err = s.Resolve(ctx, ref, project); return err })
+	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; id, err = s.Resolve(ctx, ref, project); return err })
 	return id, err
 }
 
 func (l lockedStore) Get(ctx context.Context, id memex.ID) (e memex.Entry, err error) {
-	err = l.with(ctx, false, func(s *archive.Store) error { e, err = s.Get(ctx, id); return err })
+	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; e, err = s.Get(ctx, id); return err })
 	return e, err
 }
 
@@ -138,7 +124,8 @@ func (l lockedStore) Body(ctx context.Context, id memex.ID) (io.ReadCloser, erro
 
 func (l lockedStore) Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error) {
 	var b []byte
-	err := l.with(ctx, false, func(s *archive.Store) error {
+	err := l.with(ctx, false, func(h *home.Home) error {
+		s := h.Store
 		rc, err := s.Lines(ctx, id, from, to)
 		if err != nil {
 			return err
@@ -165,8 +152,8 @@ func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex
 // fn with them after releasing it, so that fn never runs under the lock.
 func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read func(*archive.Store, func(memex.Entry) error) error) error {
 	var entries []memex.Entry
-	if err := l.with(ctx, false, func(s *archive.Store) error {
-		return read(s, func(e memex.Entry) error { entries = append(entries, e); return nil })
+	if err := l.with(ctx, false, func(h *home.Home) error {
+		return read(h.Store, func(e memex.Entry) error { entries = append(entries, e); return nil })
 	}); err != nil {
 		return err
 	}
@@ -180,29 +167,28 @@ func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read 
 
 func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
 	body, _ = redactWrite(&e, body)
-	err = l.with(ctx, true, func(s *archive.Store) error { got, err = s.Add(ctx, e, body); return err })
+	err = l.with(ctx, true, func(h *home.Home) error { s := h.Store; got, err = s.Add(ctx, e, body); return err })
 	return got, err
 }
 
 func (l lockedStore) Search(ctx context.Context, q api.Query) (res api.SearchResult, err error) {
-	err = l.with(ctx, true, func(s *archive.Store) error {
-		ix, err := index.Open(filepath.Join(l.a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
+	err = l.with(ctx, true, func(h *home.Home) error {
+		ix, err := h.Index()
 		if err != nil {
 			return err
 		}
-		defer ix.Close()
-		res, err = searcher{s, ix}.Search(ctx, q)
+		res, err = searcher{h.Store, ix}.Search(ctx, q)
 		return err
 	})
 	return res, err
 }
 
 func (l lockedStore) Sessions(ctx context.Context, f api.SessionFilter) (list []api.SessionInfo, err error) {
-	err = l.with(ctx, false, func(s *archive.Store) error { list, err = catalog{s}.Sessions(ctx, f); return err })
+	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; list, err = catalog{s}.Sessions(ctx, f); return err })
 	return list, err
 }
 
 func (l lockedStore) Stats(ctx context.Context) (st any, err error) {
-	err = l.with(ctx, false, func(s *archive.Store) error { st, err = catalog{s}.Stats(ctx); return err })
+	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; st, err = catalog{s}.Stats(ctx); return err })
 	return st, err
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
-	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -30,22 +27,19 @@ number of entries indexed.`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			s, err := a.store(ctx)
+			h, err := a.open(ctx, home.Options{MustExist: true})
 			if err != nil {
 				return err
 			}
-			dir := filepath.Join(a.home, "index")
-			ix, err := index.Open(dir, nil)
-			if errors.Is(err, memex.ErrSchema) {
-				// An index of another schema is what reindex is for.
-				if err = index.Drop(dir); err == nil {
-					ix, err = index.Open(dir, nil)
-				}
+			// An index of another schema is what reindex is for.
+			if err := h.DropIndex(false); err != nil {
+				return err
 			}
+			ix, err := h.Index()
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
+			s := h.Store
 			var progress func(done, total int)
 			if f, ok := a.stderr.(*os.File); ok && !asJSON && term.IsTerminal(int(f.Fd())) {
 				var bar *progressbar.ProgressBar

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
@@ -183,21 +182,11 @@ func (a *app) setup() error {
 		level = slog.LevelDebug
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-	if a.home == "" {
-		a.home = os.Getenv("MEMEX_HOME")
-	}
-	if a.home == "" {
-		dir, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("cannot find a home directory (set MEMEX_HOME or --home): %w", err)
-		}
-		a.home = filepath.Join(dir, ".memex")
-	}
-	abs, err := filepath.Abs(a.home)
+	dir, err := home.Resolve(a.home)
 	if err != nil {
 		return err
 	}
-	a.home = abs
+	a.home = dir
 	return nil
 }
 

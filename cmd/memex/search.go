@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
@@ -63,19 +63,20 @@ a result cut short says partial.`,
 
 // openIndex opens the store and the index beside it, and brings the index
 // up to date with the archive (so that an entry is searchable as soon as
-// its add returned). The caller closes the index.
+// its add returned). Both are closed with the home. A home without a store
+// is home.ErrNoStore: there is nothing to search.
 func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, error) {
-	s, err := a.store(ctx)
+	h, err := a.open(ctx, home.Options{MustExist: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
+	ix, err := h.Index()
 	if err != nil {
 		return nil, nil, err
 	}
+	s := h.Store
 	st, err := catchup.CatchUp(ctx, s, ix)
 	if err != nil {
-		ix.Close()
 		return nil, nil, err
 	}
 	if st.Indexed > 0 {
@@ -93,7 +94,6 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
 	q := index.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
 		Agent: o.agent, Kind: o.kind, Tool: o.tool}
 	for _, b := range []struct {

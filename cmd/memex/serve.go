@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +25,7 @@ import (
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
@@ -84,44 +83,14 @@ func (a *app) serveToken(o serveOptions) (string, string, error) {
 	if o.tokenFile == "" && api.IsLoopback(o.addr) {
 		return "", "", nil
 	}
-	path := o.tokenFile
-	if path == "" {
-		path = filepath.Join(a.home, "token")
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if err := writeToken(path); err != nil {
-				return "", "", err
-			}
-			fmt.Fprintf(a.stderr, "memex: created a bearer token in %s\n", path)
-		}
-	}
-	b, err := os.ReadFile(path)
+	tok, path, created, err := home.Token(a.home, o.tokenFile)
 	if err != nil {
-		return "", "", fmt.Errorf("serve: token: %w", err)
+		return "", "", fmt.Errorf("serve: refusing to serve %s without a token: %w", o.addr, err)
 	}
-	tok := strings.TrimSpace(string(b))
-	if len(tok) < 16 {
-		return "", "", fmt.Errorf("serve: token file %s holds no token of at least 16 characters; refusing to serve %s without one: %w",
-			path, o.addr, memex.ErrInvalid)
+	if created {
+		fmt.Fprintf(a.stderr, "memex: created a bearer token in %s\n", path)
 	}
 	return tok, path, nil
-}
-
-// writeToken creates path with a new random token, readable by its owner
-// only. It fails if the file appeared meanwhile.
-func writeToken(path string) error {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("serve: create token: %w", err)
-	}
-	_, err = f.WriteString(hex.EncodeToString(b[:]) + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // checkAddr checks --addr before serve creates anything: a value that is
@@ -199,21 +168,18 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		// Below a second the loop would spin on the transcripts' files.
 		return usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
 	}
-	if err := os.MkdirAll(a.home, 0o700); err != nil {
-		return err
-	}
 	if addr, _, ok := a.runningServer(ctx); ok {
 		return fmt.Errorf("serve: a memex server is already running at %s: %w", addr, memex.ErrBusy)
 	}
-	s, err := a.store(ctx)
+	h, err := a.open(ctx, home.Options{})
 	if err != nil {
 		return err
 	}
-	ix, err := index.Open(filepath.Join(a.home, "index"), &index.Options{Content: s.Body, Entry: s.Get})
+	s := h.Store
+	ix, err := h.Index()
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -234,11 +200,11 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	addr := dialAddr(ln.Addr())
-	if err := writeServeAddr(a.home, addr, tokenPath); err != nil {
+	if err := home.WriteServer(a.home, addr, tokenPath); err != nil {
 		ln.Close()
 		return err
 	}
-	defer removeServeAddr(a.home, addr)
+	defer home.RemoveServer(a.home, addr)
 
 	fctx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -300,37 +266,6 @@ func dialAddr(a net.Addr) string {
 		return a.String()
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
-}
-
-// serve.addr holds the running server's address on its first line and,
-// when it requires a token, the token file's absolute path on the second
-// (documented in serve --help and docs/agents.md: scripts read the first
-// line). Both are in one file, renamed into place, so that a client never
-// reads the address of one server with the token of another.
-const serveAddrFile = "serve.addr"
-
-func writeServeAddr(home, addr, tokenPath string) error {
-	tmp := filepath.Join(home, serveAddrFile+".tmp")
-	content := addr + "\n"
-	if tokenPath != "" {
-		if abs, err := filepath.Abs(tokenPath); err == nil {
-			tokenPath = abs
-		}
-		content += tokenPath + "\n"
-	}
-	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return os.Rename(tmp, filepath.Join(home, serveAddrFile))
-}
-
-// removeServeAddr removes serve.addr if it still names addr (a second
-// server started by mistake must not remove the first one's).
-func removeServeAddr(home, addr string) {
-	p := filepath.Join(home, serveAddrFile)
-	if b, err := os.ReadFile(p); err == nil && strings.SplitN(string(b), "\n", 2)[0] == addr {
-		os.Remove(p)
-	}
 }
 
 // searcher adapts the index to api.Index, resolving before/after refs.
@@ -448,21 +383,12 @@ type remote struct {
 // runningServer returns the server named in serve.addr when it answers
 // /healthz; a stale file (a server that was killed) is ignored.
 func (a *app) runningServer(ctx context.Context) (string, *remote, bool) {
-	b, err := os.ReadFile(filepath.Join(a.home, serveAddrFile))
-	if err != nil {
+	srv, ok := home.ReadServer(a.home)
+	if !ok {
 		return "", nil, false
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	addr := strings.TrimSpace(lines[0])
-	if addr == "" {
-		return "", nil, false
-	}
-	r := &remote{base: "http://" + addr, hc: &http.Client{}}
-	if len(lines) > 1 {
-		if tok, err := os.ReadFile(strings.TrimSpace(lines[1])); err == nil {
-			r.token = strings.TrimSpace(string(tok))
-		}
-	}
+	addr := srv.Addr
+	r := &remote{base: "http://" + addr, token: srv.Token, hc: &http.Client{}}
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	resp, err := r.do(pctx, "GET", "/healthz", nil, nil, "")

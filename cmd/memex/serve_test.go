@@ -69,7 +69,7 @@ func startServeLog(t *testing.T, home, until string, args ...string) (string, []
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(home, serveAddrFile)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(home, "serve.addr")); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("serve.addr left behind: %v", err)
 		}
 	})
@@ -79,7 +79,7 @@ func startServeLog(t *testing.T, home, until string, args ...string) (string, []
 func TestServeRoutesCommands(t *testing.T) {
 	home := t.TempDir()
 	addr := startServe(t, home)
-	b, err := os.ReadFile(filepath.Join(home, serveAddrFile))
+	b, err := os.ReadFile(filepath.Join(home, "serve.addr"))
 	if err != nil || strings.TrimSpace(string(b)) != addr {
 		t.Fatalf("serve.addr = %q, %v; want %s", b, err, addr)
 	}
@@ -344,7 +344,7 @@ func TestServeRejectsNonPositiveIngestEvery(t *testing.T) {
 func TestServeAddrFileFormat(t *testing.T) {
 	home := t.TempDir()
 	addr := startServe(t, home)
-	if b, err := os.ReadFile(filepath.Join(home, serveAddrFile)); err != nil || string(b) != addr+"\n" {
+	if b, err := os.ReadFile(filepath.Join(home, "serve.addr")); err != nil || string(b) != addr+"\n" {
 		t.Fatalf("serve.addr without a token = %q, %v; want %q", b, err, addr+"\n")
 	}
 
@@ -353,7 +353,7 @@ func TestServeAddrFileFormat(t *testing.T) {
 	t.Chdir(dir)
 	home = t.TempDir()
 	addr = startServe(t, home, "--token-file", "tok") // relative to the working directory
-	b, err := os.ReadFile(filepath.Join(home, serveAddrFile))
+	b, err := os.ReadFile(filepath.Join(home, "serve.addr"))
 	if err != nil || string(b) != addr+"\n"+filepath.Join(dir, "tok")+"\n" {
 		t.Fatalf("serve.addr with a token = %q, %v; want the address, then the token file's absolute path", b, err)
 	}

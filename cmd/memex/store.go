@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
 
-	"github.com/gofrs/flock"
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
-// One process owns the store. A CLI command takes $MEMEX_HOME/lock
-// (waiting up to lockTimeout for another memex process to finish), opens
-// the store, does its work and releases both.
+// One process owns the store: internal/home holds the lock contract. A CLI
+// command opens the home (a writer exclusively, a reader shared, waiting up
+// to lockTimeout for another memex process), does its work and closes it.
 //
 // The routing seam: commands reach the store through the app's store()
 // method only. When a `memex serve` is running its address is in
@@ -26,8 +22,7 @@ import (
 // for a lock the server holds for good.
 
 type storeHandle struct {
-	lock  *flock.Flock
-	store *archive.Store
+	home *home.Home
 	// cmd is a command of the tree being run, from which open finds the
 	// one executing (cobra gives only it a context).
 	cmd *cobra.Command
@@ -62,100 +57,70 @@ func (a *app) executing() *cobra.Command {
 }
 
 func (h *storeHandle) close() error {
-	var err error
-	if h.store != nil {
-		err = h.store.Close()
+	if h.home == nil {
+		return nil
 	}
-	if h.lock != nil {
-		if uerr := h.lock.Unlock(); err == nil {
-			err = uerr
-		}
-	}
-	return err
+	return h.home.Close()
 }
 
 // store opens the archive under the home directory for writing, once per
-// process, holding the lock exclusively.
+// process, holding the lock exclusively; a home without a store gets one.
 func (a *app) store(ctx context.Context) (*archive.Store, error) {
-	return a.open(ctx, false)
+	h, err := a.open(ctx, home.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return h.Store, nil
 }
 
 // readStore opens the archive for reading: a shared lock (readers do not
-// wait for each other) and a read-only Pebble open, which writes nothing
-// and so costs well under a millisecond where a writable open costs
-// several fsyncs. A home without a store yet gets an empty one.
+// wait for each other) and a read-only open, which writes nothing. A home
+// without a store is home.ErrNoStore: a mistyped --home or MEMEX_HOME is
+// said, not answered from a new empty store.
 func (a *app) readStore(ctx context.Context) (*archive.Store, error) {
-	if _, err := os.Stat(filepath.Join(a.home, "store", "CURRENT")); err != nil {
-		return a.open(ctx, false)
+	h, err := a.open(ctx, home.Options{Shared: true})
+	if err != nil {
+		return nil, err
 	}
-	return a.open(ctx, true)
+	return h.Store, nil
 }
 
-func (a *app) open(ctx context.Context, readOnly bool) (*archive.Store, error) {
-	if a.st != nil && a.st.store != nil {
-		return a.st.store, nil
+// open opens the home once per process with o's mode, the lock wait and
+// the waiting notice filled in.
+func (a *app) open(ctx context.Context, o home.Options) (*home.Home, error) {
+	if a.st != nil && a.st.home != nil {
+		return a.st.home, nil
 	}
 	if routed, err := a.route(ctx); routed {
 		return nil, err
 	}
-	if err := os.MkdirAll(a.home, 0o700); err != nil {
-		return nil, fmt.Errorf("create home %s: %w", a.home, err)
+	o.Wait = lockTimeout()
+	o.NoSync = a.bulk
+	o.Logger = a.log
+	o.OnWait = a.waitNotice
+	if c := a.executing(); c != nil {
+		o.Purpose = c.CommandPath()
 	}
-	lk := flock.New(filepath.Join(a.home, "lock"))
-	if err := waitLock(ctx, lk, readOnly, lockTimeout()); err != nil {
-		return nil, err
-	}
-	s, err := archive.Open(filepath.Join(a.home, "store"), &archive.Options{Logger: a.log, ReadOnly: readOnly, NoSync: a.bulk})
+	h, err := home.Open(ctx, a.home, o)
 	if err != nil {
-		lk.Unlock()
 		return nil, err
 	}
 	if a.st == nil {
 		a.st = &storeHandle{}
 	}
-	a.st.lock, a.st.store = lk, s
-	return s, nil
+	a.st.home = h
+	if !o.Shared {
+		// What hooks and runs spooled while the store was taken is
+		// archived by the next process that holds it.
+		if err := a.drainSpool(ctx, h.Store); err != nil {
+			a.log.Warn("spool", "err", err)
+		}
+	}
+	return h, nil
 }
 
-// waitLock takes lk (shared when shared is set), blocking in the kernel so
-// that a waiter wakes the moment the holder exits, for at most d.
-func waitLock(ctx context.Context, lk *flock.Flock, shared bool, d time.Duration) error {
-	try, lock := lk.TryLock, lk.Lock
-	if shared {
-		try, lock = lk.TryRLock, lk.RLock
-	}
-	if ok, err := try(); err != nil {
-		return fmt.Errorf("lock %s: %w", lk.Path(), err)
-	} else if ok {
-		return nil
-	}
-	done := make(chan error, 1)
-	go func() { done <- lock() }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("lock %s: %w", lk.Path(), err)
-		}
-		return nil
-	case <-ctx.Done():
-		releaseLate(lk, done)
-		return ctx.Err()
-	case <-t.C:
-		releaseLate(lk, done)
-		return fmt.Errorf("another memex process has held %s for %s; wait for it, stop it, or raise MEMEX_LOCK_TIMEOUT: %w",
-			lk.Path(), d, memex.ErrBusy)
-	}
-}
-
-// releaseLate gives back a lock that a waiter given up on acquires later:
-// a long-lived process (memex mcp, hooks run in process) must not end up
-// holding the store's lock for good.
-func releaseLate(lk *flock.Flock, done <-chan error) {
-	go func() {
-		if err := <-done; err == nil {
-			lk.Unlock()
-		}
-	}()
+// waitNotice says, once, that a command is waiting for the store's lock
+// and what holds it.
+func (a *app) waitNotice(holder string) {
+	fmt.Fprintf(a.stderr, "memex: waiting for the store: %s holds it (up to %s; MEMEX_LOCK_TIMEOUT changes that)\n", holder, lockTimeout())
 }

@@ -5,6 +5,10 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -38,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/jsonerr":  {},
 	"internal/catchup":  {"", "archive", "index", "summarize"},
 	"internal/hosts":    {"", "ingest"},
+	"internal/home":     {"", "archive", "index"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import
@@ -49,7 +54,13 @@ var thirdParty = map[string][]string{
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
 	"modernc.org/sqlite":                     {"ingest"},
 	"github.com/spf13/cobra":                 {"cmd/memex"},
+	"github.com/gofrs/flock":                 {"internal/home"},
 }
+
+// opensStore lists the packages whose non-test code may call archive.Open
+// or index.Open: internal/home owns the lock contract of a home, and eval
+// opens in-memory stores of its own.
+var opensStore = []string{"internal/home", "eval"}
 
 type pkg struct {
 	ImportPath string
@@ -179,6 +190,66 @@ func TestHostLayoutStaysInHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOnlyHomeOpensTheStore keeps the concurrency contract in one place:
+// a store or index opened anywhere else would skip its lock.
+func TestOnlyHomeOpensTheStore(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}", "./...")
+	cmd.Dir = testutil.ModuleRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		from, ok := rel(f[0])
+		if !ok || contains(opensStore, from) {
+			continue
+		}
+		for _, name := range strings.Split(f[2], ",") {
+			for _, call := range storeOpens(t, filepath.Join(f[1], name)) {
+				t.Errorf("%s: %s: only %v may open a store or index (internal/home holds the lock)", displayName(from), call, opensStore)
+			}
+		}
+	}
+}
+
+// storeOpens returns the calls of archive.Open and index.Open in file,
+// by position.
+func storeOpens(t *testing.T, file string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := map[string]string{} // name in this file -> package
+	for _, im := range f.Imports {
+		p := strings.Trim(im.Path.Value, `"`)
+		if p != module+"/archive" && p != module+"/index" {
+			continue
+		}
+		name := path.Base(p)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		local[name] = path.Base(p)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Open" {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
+			out = append(out, fmt.Sprintf("%s %s.Open", fset.Position(sel.Pos()), local[id.Name]))
+		}
+		return true
+	})
+	return out
 }
 
 func TestRulesCatchViolations(t *testing.T) {

@@ -1,0 +1,24 @@
+package home
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Resolve returns the home directory memex uses, absolute: flag (--home)
+// when set, else $MEMEX_HOME, else ~/.memex.
+func Resolve(flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = os.Getenv("MEMEX_HOME")
+	}
+	if dir == "" {
+		u, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find a home directory (set MEMEX_HOME or --home): %w", err)
+		}
+		dir = filepath.Join(u, ".memex")
+	}
+	return filepath.Abs(dir)
+}

@@ -1,0 +1,187 @@
+package home
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+// The spool holds work that a process could not hand to the store (it was
+// taken, or the server was gone) for the next process that holds it:
+//
+//	spool/ID.json        a SpoolItem (hooks: an entry with its content, or
+//	                     a transcript to import); ID is a ULID, so names
+//	                     sort in time order
+//	spool/run-ID.out     the output of a memex run, redacted as it was
+//	                     written (unless --no-redact), with
+//	spool/run-ID.json    its entry (a SpoolItem without content), rewritten
+//	                     with the exit status when the command ends
+//	spool/*.bad          an item that could not be read, kept for a person
+//
+// Every file is written 0600 in a 0700 directory, to a temporary name first
+// and renamed, so that a drainer never reads half an item.
+
+// SpoolItem is one spooled piece of work.
+type SpoolItem struct {
+	Entry   *memex.Entry `json:"entry,omitempty"`
+	Content []byte       `json:"content,omitempty"`
+	Ingest  string       `json:"ingest,omitempty"` // transcript path
+	Format  string       `json:"format,omitempty"`
+	// Redacted tells that Content (or a run's output) went through the
+	// write policy already; the drainer stores it as it is.
+	Redacted bool `json:"redacted,omitempty"`
+	// PID is the process writing a run's output: its item is not drained
+	// while that process lives.
+	PID int `json:"pid,omitempty"`
+}
+
+// SpoolPath returns dir's spool directory, created (0700) if needed.
+func SpoolPath(dir string) (string, error) {
+	p := filepath.Join(dir, SpoolDir)
+	if err := os.MkdirAll(p, 0o700); err != nil {
+		return "", err
+	}
+	return p, tighten(p, 0o700)
+}
+
+// Spool writes item to dir's spool under a new time-ordered name and
+// returns its path.
+func Spool(dir string, item SpoolItem) (string, error) {
+	return spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
+}
+
+// SpoolRun writes (or rewrites) the item of the run whose output is out
+// (a spool/run-*.out file).
+func SpoolRun(out string, item SpoolItem) error {
+	_, err := spoolAs(filepath.Dir(filepath.Dir(out)), strings.TrimSuffix(filepath.Base(out), ".out")+".json", item)
+	return err
+}
+
+func spoolAs(dir, name string, item SpoolItem) (string, error) {
+	sp, err := SpoolPath(dir)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(item)
+	if err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(sp, "."+name)
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return "", err
+	}
+	p := filepath.Join(sp, name)
+	return p, os.Rename(tmp, p)
+}
+
+// NewRunOutput creates the file a memex run spools its output to, 0600.
+func NewRunOutput(dir string) (*os.File, error) {
+	sp, err := SpoolPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(sp, "run-"+memex.NewID(time.Now()).String()+".out"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// Spooled is one item found in the spool: its file, and for a run the
+// file holding its output.
+type Spooled struct {
+	Path   string
+	Output string // a run's output ("" for other items)
+	Item   SpoolItem
+	Err    error // the item could not be read
+}
+
+// Running reports whether the item belongs to a run still in progress.
+func (s Spooled) Running() bool {
+	return s.Output != "" && s.Item.PID > 0 && s.Item.PID != os.Getpid() && alive(s.Item.PID)
+}
+
+// ListSpool returns dir's spooled items, oldest first. A run's output
+// without an item yet (the run was killed before it wrote one) comes with
+// an empty Item.
+func ListSpool(dir string) ([]Spooled, error) {
+	sp := filepath.Join(dir, SpoolDir)
+	ents, err := os.ReadDir(sp)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	var out []Spooled
+	for _, n := range names {
+		switch {
+		case strings.HasPrefix(n, "."):
+		case strings.HasPrefix(n, "run-") && strings.HasSuffix(n, ".out"):
+			if have[strings.TrimSuffix(n, ".out")+".json"] {
+				continue // listed with its item
+			}
+			out = append(out, Spooled{Path: filepath.Join(sp, n), Output: filepath.Join(sp, n)})
+		case strings.HasSuffix(n, ".json"):
+			s := Spooled{Path: filepath.Join(sp, n)}
+			if strings.HasPrefix(n, "run-") {
+				s.Output = strings.TrimSuffix(s.Path, ".json") + ".out"
+			}
+			b, err := os.ReadFile(s.Path)
+			if err == nil {
+				err = json.Unmarshal(b, &s.Item)
+			}
+			if err != nil {
+				s.Err = fmt.Errorf("spool: %s: %w", s.Path, err)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Done removes a spooled item once its work is durable.
+func (s Spooled) Done() {
+	if s.Output != "" {
+		os.Remove(s.Output)
+	}
+	if s.Path != s.Output {
+		os.Remove(s.Path)
+	}
+}
+
+// Bad keeps an item that cannot be read under a .bad name, for a person.
+func (s Spooled) Bad() {
+	os.Rename(s.Path, s.Path+".bad")
+	if s.Output != "" && s.Output != s.Path {
+		os.Rename(s.Output, s.Output+".bad")
+	}
+}
+
+// Leftover lists the spool's files, in-progress runs excepted: what
+// memex verify reports as not archived yet.
+func Leftover(dir string) ([]string, error) {
+	items, err := ListSpool(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range items {
+		if !s.Running() {
+			out = append(out, s.Path)
+		}
+	}
+	bad, _ := filepath.Glob(filepath.Join(dir, SpoolDir, "*.bad"))
+	return append(out, bad...), nil
+}

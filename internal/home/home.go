@@ -46,7 +46,9 @@ func (e noStoreError) Error() string {
 	return "no memex store in " + e.dir + " (memex creates one on its first add, run or ingest; check --home and MEMEX_HOME)"
 }
 
-func (e noStoreError) Is(target error) bool { return target == ErrNoStore || target == memex.ErrNotFound }
+func (e noStoreError) Is(target error) bool {
+	return target == ErrNoStore || target == memex.ErrNotFound
+}
 
 // Options configure Open. The zero value opens for writing, waiting
 // DefaultWait for the lock.

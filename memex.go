@@ -170,15 +170,40 @@ type Entry struct {
 	// Attrs carries format-specific facts (host record ids, parent session,
 	// compaction markers) that have no field of their own.
 	Attrs map[string]string `json:"attrs,omitempty"`
+
+	// Redacted is how many credentials were replaced with
+	// "[REDACTED:kind]" before the entry was stored (in its body, input,
+	// summaries and attrs); 0 when nothing was changed. The content read
+	// back is what was stored, so a reader told Redacted > 0 knows that
+	// some of it is not what the tool printed.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // DisplaySummary is the line shown for the entry: the agent's own summary
-// when given, else the derived one.
+// when given, else the derived one, followed by "· N secrets redacted"
+// when redaction changed the entry.
 func (e *Entry) DisplaySummary() string {
+	s := e.Summary
 	if e.AgentSummary != "" {
-		return e.AgentSummary
+		s = e.AgentSummary
 	}
-	return e.Summary
+	if e.Redacted > 0 {
+		note := RedactedNote(e.Redacted)
+		if s == "" {
+			return note
+		}
+		return s + " · " + note
+	}
+	return s
+}
+
+// RedactedNote is how an entry's Redacted count reads in a summary line
+// or a header: "1 secret redacted", "3 secrets redacted".
+func RedactedNote(n int) string {
+	if n == 1 {
+		return "1 secret redacted"
+	}
+	return strconv.Itoa(n) + " secrets redacted"
 }
 
 // ParseLineRange parses a line range as users write it: "A:B" (lines A to

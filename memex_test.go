@@ -58,3 +58,19 @@ func FuzzParseIDRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestDisplaySummarySaysWhatWasRedacted(t *testing.T) {
+	for _, c := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Summary: "bash: env · 3 lines"}, "bash: env · 3 lines"},
+		{Entry{Summary: "bash: env · 3 lines", Redacted: 1}, "bash: env · 3 lines · 1 secret redacted"},
+		{Entry{Summary: "derived", AgentSummary: "mine", Redacted: 2}, "mine · 2 secrets redacted"},
+		{Entry{Redacted: 3}, "3 secrets redacted"},
+	} {
+		if got := c.e.DisplaySummary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}

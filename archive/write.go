@@ -131,6 +131,10 @@ func encodeRecord(r record, sum []byte) ([]byte, error) {
 // When Add returns without error the entry is durable (unless the store was
 // opened with NoSync). Identical bodies are stored once.
 //
+// A body with a Redacted() int method (internal/redact's Reader) reports,
+// once read to its end, how many credentials it replaced; Add adds that to
+// e.Redacted before storing, so the count is part of the entry.
+//
 // Cancelling ctx stops the read and discards what was written of the body.
 func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
 	if s.opts.ReadOnly {
@@ -165,6 +169,9 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	if err != nil {
 		w.abort()
 		return memex.Entry{}, fmt.Errorf("archive: add: read body: %w", err)
+	}
+	if rc, ok := body.(interface{ Redacted() int }); ok {
+		e.Redacted += rc.Redacted()
 	}
 	e.Hash = "sha256:" + hex.EncodeToString(sum)
 	e.Bytes = w.bytes

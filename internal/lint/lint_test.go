@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"cmd/memex":         {"*"},
 	"internal/testutil": {},
 	"internal/lint":     {},
-	"internal/redact":   {},
+	"internal/redact":   {""},
 	"internal/jsonerr":  {},
 	"internal/catchup":  {"", "archive", "index", "summarize"},
 	"internal/hosts":    {"", "ingest"},

@@ -17,8 +17,8 @@ const (
 
 // Reader redacts a stream: it reads r in newline-aligned chunks and
 // returns each chunk redacted, so a writer can archive output of any size
-// without holding it all. N and Kinds count the replacements so far; read
-// them after EOF. A single line longer than 320 KiB is split where it must
+// without holding it all. N counts the replacements in the body so far and
+// Kinds the replacements by kind; read them after EOF. A single line longer than 320 KiB is split where it must
 // be, and a credential straddling that split is missed.
 type Reader struct {
 	src   *bufio.Reader
@@ -32,6 +32,11 @@ type Reader struct {
 func NewReader(r io.Reader) *Reader {
 	return &Reader{src: bufio.NewReaderSize(r, chunkSize)}
 }
+
+// Redacted returns N: how many credentials the body held, once it has been
+// read to EOF. archive.Store.Add looks for this method on the body it
+// reads and adds the count to the entry it stores.
+func (r *Reader) Redacted() int { return r.N }
 
 func (r *Reader) Read(p []byte) (int, error) {
 	for len(r.out) == 0 {
@@ -63,15 +68,8 @@ func (r *Reader) fill() {
 		}
 	}
 	out, n, kinds := Redact(chunk)
-	if n > 0 {
-		r.N += n
-		if r.Kinds == nil {
-			r.Kinds = make(map[string]int)
-		}
-		for k, v := range kinds {
-			r.Kinds[k] += v
-		}
-	}
+	r.N += n
+	r.Kinds = merge(r.Kinds, kinds)
 	r.out = out
 }
 

@@ -71,7 +71,7 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 		if err != nil {
 			return out, fmt.Errorf("memex_compress: summary: %w", err)
 		}
-		out = append(out, compressed{Key: "summary", ID: got.ID, Tokens: got.Tokens})
+		out = append(out, compressed{Key: "summary", ID: got.ID, Tokens: got.Tokens, Redacted: got.Redacted})
 	}
 	for i, b := range in.Blocks {
 		e := base
@@ -82,7 +82,7 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 		if err != nil {
 			return out, fmt.Errorf("memex_compress: block %q: %w", b.Key, err)
 		}
-		out = append(out, compressed{Key: b.Key, ID: got.ID, Aliases: got.Aliases, Tokens: got.Tokens})
+		out = append(out, compressed{Key: b.Key, ID: got.ID, Aliases: got.Aliases, Tokens: got.Tokens, Redacted: got.Redacted})
 	}
 	return out, nil
 }

@@ -65,6 +65,8 @@ type compressed struct {
 	ID      memex.ID `json:"id"`
 	Aliases []string `json:"aliases,omitempty"`
 	Tokens  int64    `json:"tokens"`
+	// Redacted counts the credentials replaced before the block was stored.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // mcpServer builds the MCP server with the memex tools.
@@ -230,6 +232,10 @@ func (s *Server) toolCompress(ctx context.Context, _ *mcp.CallToolRequest, in co
 	var b strings.Builder
 	fmt.Fprintf(&b, "archived %d entries; read any back with memex_read:\n", len(out))
 	for _, c := range out {
+		if c.Redacted > 0 {
+			fmt.Fprintf(&b, "%s  %s  (%d tok, %s)\n", c.ID, c.Key, c.Tokens, memex.RedactedNote(c.Redacted))
+			continue
+		}
 		fmt.Fprintf(&b, "%s  %s  (%d tok)\n", c.ID, c.Key, c.Tokens)
 	}
 	return textResult(b.String()), nil, nil

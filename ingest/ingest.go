@@ -588,16 +588,11 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		e.Aliases = dedupAliases(e.Aliases)
 		body := rec.Body
 		if !r.opts.NoRedact {
-			body = r.redact(body)
-			e.Input = r.redactString(e.Input)
-			e.AgentSummary = r.redactString(e.AgentSummary)
-			e.Summary = r.redactString(e.Summary)
-			if len(e.Attrs) > 0 {
-				a := make(map[string]string, len(e.Attrs))
-				for k, v := range e.Attrs {
-					a[k] = r.redactString(v)
-				}
-				e.Attrs = a
+			var kinds map[string]int
+			e, body, kinds = redact.Bytes(e, body)
+			for k, v := range kinds {
+				r.rep.Redacted += v
+				r.rep.count(&r.rep.RedactedKinds, k, v)
 			}
 		}
 		if _, err := r.sink.Add(ctx, e, bytesReader(body)); err != nil {
@@ -613,31 +608,6 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		r.rep.BodyBytes += int64(len(body))
 	}
 	return nil
-}
-
-func (r *runner) redact(b []byte) []byte {
-	out, n, kinds := redact.Redact(b)
-	if n > 0 {
-		r.rep.Redacted += n
-		for k, v := range kinds {
-			r.rep.count(&r.rep.RedactedKinds, k, v)
-		}
-	}
-	return out
-}
-
-func (r *runner) redactString(s string) string {
-	if s == "" {
-		return s
-	}
-	out, n, kinds := redact.String(s)
-	if n > 0 {
-		r.rep.Redacted += n
-		for k, v := range kinds {
-			r.rep.count(&r.rep.RedactedKinds, k, v)
-		}
-	}
-	return out
 }
 
 func dedupAliases(in []string) []string {

@@ -91,20 +91,22 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	done()
+	done(got)
 	return a.printAdded(got, o.json)
 }
 
 // printAdded prints a new entry's ID, or with asJSON the add contract
-// {"id","summary","tokens","bytes"}.
+// {"id","summary","tokens","bytes"}, with "redacted" when credentials were
+// replaced.
 func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	if asJSON {
 		return writeJSON(a.stdout, struct {
-			ID      memex.ID `json:"id"`
-			Summary string   `json:"summary"`
-			Tokens  int64    `json:"tokens"`
-			Bytes   int64    `json:"bytes"`
-		}{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes})
+			ID       memex.ID `json:"id"`
+			Summary  string   `json:"summary"`
+			Tokens   int64    `json:"tokens"`
+			Bytes    int64    `json:"bytes"`
+			Redacted int      `json:"redacted,omitempty"`
+		}{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes, e.Redacted})
 	}
 	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err

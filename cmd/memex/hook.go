@@ -18,7 +18,6 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
-	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -108,16 +107,17 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 
 func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {
 	e, body := hosts.ToolEntry(host, in)
-	body, _, _ = redact.Redact(body)
-	redactFields(&e)
 	if _, r, ok := a.runningServer(ctx); ok {
+		// The server redacts (and counts) what it stores.
 		if err := remoteAddJSON(ctx, r, e, body); err == nil {
 			return nil
 		} else if !errors.Is(err, memex.ErrBusy) && !unanswered(err) {
 			return err
 		}
+		e, body = redactBytes(e, body)
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}
+	e, body = redactBytes(e, body)
 	err := a.withHookStore(ctx, hookLockWait, func(s *archive.Store) error { return addOnce(ctx, s, e, body) })
 	if errors.Is(err, memex.ErrBusy) {
 		return a.spool(spoolItem{Entry: &e, Content: body})

@@ -166,7 +166,7 @@ func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read 
 }
 
 func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
-	body, _ = redactWrite(&e, body)
+	body = redactWrite(&e, body)
 	err = l.with(ctx, true, func(h *home.Home) error { s := h.Store; got, err = s.Add(ctx, e, body); return err })
 	return got, err
 }

@@ -61,6 +61,14 @@ func TestMCPStdioBinary(t *testing.T) {
 	if isErr || !strings.Contains(text, "ctx_z_001") {
 		t.Fatalf("compress: %v %q", isErr, text)
 	}
+	text, isErr = toolText(t, cs, "memex_compress", map[string]any{"summary": "env seen",
+		"blocks": []map[string]any{{"key": "ctx_env_001", "content": "AWS_ACCESS_KEY_ID=" + testAWSKey + "\n"}}})
+	if isErr || !strings.Contains(text, "ctx_env_001") || !strings.Contains(text, "1 secret redacted") || strings.Contains(text, testAWSKey) {
+		t.Fatalf("compress of a block with a secret: %v %q", isErr, text)
+	}
+	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": []string{"ctx_env_001"}}); isErr || !strings.Contains(text, "1 secret redacted") {
+		t.Fatalf("read of a redacted block: %v %q", isErr, text)
+	}
 	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": "nope"}); !isErr || text == "" {
 		t.Fatalf("bad arguments: %v %q", isErr, text)
 	}

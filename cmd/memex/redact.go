@@ -10,44 +10,43 @@ import (
 	"github.com/memex-archive/memex/internal/redact"
 )
 
-// redactWrite replaces credentials in what an entry is about to store: its
-// body (streamed, in bounded memory), its input and the caller's summary.
-// Every write path goes through it before the archive sees a byte: add,
-// run, the HTTP API and the MCP tools (ingest and the hooks redact in their
-// own packages). count reports the replacements once the body is read.
-func redactWrite(e *memex.Entry, body io.Reader) (out io.Reader, count func() int) {
-	n := redactFields(e)
-	r := redact.NewReader(body)
-	return r, func() int { return n + r.N }
-}
-
-// redactFields replaces credentials in the entry's own text fields (the
-// tool input and the caller's summary) and returns how many it replaced.
-func redactFields(e *memex.Entry) int {
-	var a, b int
-	e.Input, a, _ = redact.String(e.Input)
-	e.AgentSummary, b, _ = redact.String(e.AgentSummary)
-	return a + b
+// redactWrite applies the write policy (redact.Entry) to what an entry is
+// about to store: its fields now, its body as the archive reads it (in
+// bounded memory). Every write path goes through it before the archive
+// sees a byte: add, run, the HTTP API and the MCP tools (ingest and the
+// hooks apply redact.Entry in their own packages). The archive adds the
+// body's count to the stored entry's Redacted.
+func redactWrite(e *memex.Entry, body io.Reader) io.Reader {
+	var r *redact.Reader
+	*e, r = redact.Entry(*e, body)
+	return r
 }
 
 // redactingStore is the archive as the API writes to it.
 type redactingStore struct{ *archive.Store }
 
 func (r redactingStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
-	body, _ = redactWrite(&e, body)
+	body = redactWrite(&e, body)
 	return r.Store.Add(ctx, e, body)
 }
 
 // redacting is redactWrite for the CLI: off (--no-redact) passes the body
-// through, and done reports the replacements on stderr.
-func (a *app) redacting(e *memex.Entry, body io.Reader, off bool) (io.Reader, func()) {
+// through, and done reports the stored entry's replacements on stderr.
+func (a *app) redacting(e *memex.Entry, body io.Reader, off bool) (io.Reader, func(memex.Entry)) {
 	if off {
-		return body, func() {}
+		return body, func(memex.Entry) {}
 	}
-	out, count := redactWrite(e, body)
-	return out, func() {
-		if n := count(); n > 0 {
-			fmt.Fprintf(a.stderr, "memex: %d secret(s) replaced with [REDACTED:kind] (--no-redact keeps them)\n", n)
+	return redactWrite(e, body), func(got memex.Entry) {
+		if got.Redacted > 0 {
+			fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(got.Redacted))
 		}
 	}
+}
+
+// redactBytes is redactWrite for a body held in memory (a hook's, which
+// may be spooled before it is stored): the returned entry counts every
+// replacement, the body's included.
+func redactBytes(e memex.Entry, body []byte) (memex.Entry, []byte) {
+	e, body, _ = redact.Bytes(e, body)
+	return e, body
 }

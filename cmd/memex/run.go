@@ -148,7 +148,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		if s, err = a.store(actx); err == nil {
 			body, done := a.redacting(&e, spool, o.noRedact)
 			if e, err = s.Add(actx, e, body); err == nil {
-				done()
+				done(e)
 			}
 		}
 	}
@@ -158,8 +158,12 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		return &exitStatus{code: code}
 	}
 	if o.json {
-		if err := writeJSON(a.stdout, map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
-			"tokens": e.Tokens, "bytes": e.Bytes, "exit": code}); err != nil {
+		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
+			"tokens": e.Tokens, "bytes": e.Bytes, "exit": code}
+		if e.Redacted > 0 {
+			out["redacted"] = e.Redacted
+		}
+		if err := writeJSON(a.stdout, out); err != nil {
 			return err
 		}
 	} else {

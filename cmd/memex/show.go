@@ -36,6 +36,10 @@ its header line). --budget is for reading text: for an entry that is not valid U
 memex show ID > FILE saves it]", on a terminal or not; without --budget the bytes are
 printed as they are.
 
+An entry in which credentials were replaced when it was archived says so: a header
+line on stderr ("[memex ID · 2 secrets redacted when archived ...]"), "redacted": N in
+--json.
+
 --json adds the metadata and puts the content in "content" when it is valid UTF-8,
 else base64-encoded in "content_base64" (and no "content"); with --budget it prints
 the deref result (as memex deref --json).
@@ -87,6 +91,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		if o.json {
 			return writeJSON(a.stdout, res)
 		}
+		a.noteRedacted(ctx, s, item.ID)
 		if !utf8.ValidString(item.Content) {
 			// Raw bytes of a binary entry would garble a terminal and are
 			// no use to a reader counting tokens; show without --budget
@@ -106,6 +111,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	}
 	defer rc.Close()
 	if !o.json {
+		a.noteRedacted(ctx, s, id.String())
 		_, err = io.Copy(a.stdout, rc)
 		return err
 	}
@@ -120,6 +126,18 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	out := api.WithContent(e, buf.Bytes())
 	out.Range = o.lines
 	return writeJSON(a.stdout, out)
+}
+
+// noteRedacted tells on stderr (stdout stays the exact content) that
+// credentials were replaced in the entry when it was archived.
+func (a *app) noteRedacted(ctx context.Context, s *archive.Store, ref string) {
+	id, err := memex.ParseID(ref)
+	if err != nil {
+		return
+	}
+	if e, err := s.Get(ctx, id); err == nil && e.Redacted > 0 {
+		fmt.Fprintf(a.stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", id, memex.RedactedNote(e.Redacted))
+	}
 }
 
 // binaryNote prints the line show --budget gives for a binary entry.

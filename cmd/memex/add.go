@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +24,9 @@ func (a *app) addCommand() *cobra.Command {
 		Short: "Archive one entry from a file or stdin and print its ID",
 		Long: `Archive one entry: the exact bytes of FILE (or stdin, with - or no argument),
 with the metadata given by flags. Prints the new entry's ID. An empty FILE or stdin
-archives an empty entry (as "content": "" does over HTTP and in a JSONL line).`,
+archives an empty entry (as "content": "" does over HTTP and in a JSONL line).
+
+` + redact.Rule,
 		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
   memex add --kind note --alias ctx_auth_001 notes.md
   memex add --json report.txt    # {"id","summary","tokens","bytes"}`,

@@ -60,6 +60,12 @@ func secretKey(key []byte) (kind string, ok bool) {
 			return "", false
 		}
 	}
+	switch {
+	case bytes.Contains(snake, []byte("aws_secret")):
+		return "aws_secret_key", true
+	case bytes.Contains(snake, []byte("aws_session_token")):
+		return "aws_session_token", true
+	}
 	for _, w := range secretWords {
 		if w == "pass" {
 			if componentMatch(snake, "pass") {
@@ -154,7 +160,6 @@ func assignedValue(b []byte, s, e int, kind string) (match, bool) {
 		keyQuoted = true
 		j += 2
 	}
-	_ = s
 	spaceBefore := false
 	for j < len(b) && (b[j] == ' ' || b[j] == '\t') && j-e < 8 {
 		spaceBefore = true
@@ -214,60 +219,71 @@ func assignedValue(b []byte, s, e int, kind string) (match, bool) {
 		if ve >= len(b) || !bytes.HasPrefix(b[ve:], q) || ve-vs >= 4096 {
 			return match{}, false
 		}
-		if !plausibleValue(b[vs:ve]) {
+		v := b[vs:ve]
+		// A value with whitespace or an escaped newline in it is prose or
+		// code, not a credential.
+		if bytes.ContainsAny(v, " \t") || bytes.Contains(v, []byte(`\n`)) || !secretValue(v, kind == "password") {
 			return match{}, false
 		}
 		return match{start: vs, end: ve, kind: kind, generic: true}, true
 	}
-	// Unquoted: only KEY=value with no space around '=' and a key that is
-	// not itself quoted.
-	if sep != '=' || spaceBefore || spaceAfter || keyQuoted {
+	var vs, ve int
+	switch {
+	case sep == '=' && !spaceBefore && !spaceAfter && !keyQuoted:
+		// KEY=value: env dumps, --flag=value, query strings.
+		vs, ve = j, j
+		for ve < len(b) && ve-vs < 4096 {
+			c := b[ve]
+			if c <= ' ' || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&' || c == ')' || c == '}' || c == '`' || c == '\\' || c == '<' || c == '>' {
+				break
+			}
+			ve++
+		}
+	case !keyQuoted && lineStart(b, s):
+		// A key that starts its line with a value that ends it: INI and
+		// ~/.aws/credentials (key = value), YAML (key: value), .env
+		// files with spaces. One word only: "Password: the one you
+		// chose" is prose.
+		vs = j
+		ve = vs
+		for ve < len(b) && b[ve] != '\n' && b[ve] != '\r' && ve-vs < 4096 {
+			ve++
+		}
+		if c := bytes.IndexAny(b[vs:ve], " \t"); c >= 0 {
+			if rest := bytes.TrimLeft(b[vs+c:ve], " \t"); len(rest) > 0 && rest[0] != '#' {
+				return match{}, false
+			}
+			ve = vs + c
+		}
+	default:
 		return match{}, false
 	}
-	vs, ve := j, j
-	for ve < len(b) && ve-vs < 4096 {
-		c := b[ve]
-		if c <= ' ' || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&' || c == ')' || c == '}' || c == '`' || c == '\\' || c == '<' || c == '>' {
-			break
-		}
-		ve++
-	}
 	v := b[vs:ve]
-	if !plausibleValue(v) || bytes.ContainsAny(v, "([") || codeIdentifier(v) {
+	if bytes.ContainsAny(v, "([") || codeIdentifier(v) || !secretValue(v, kind == "password") {
 		return match{}, false
 	}
 	return match{start: vs, end: ve, kind: kind, generic: true}, true
 }
 
-// plausibleValue rejects values that are clearly not secrets: empty, all
-// digits, booleans and nulls, variable references and templates,
-// placeholders, and values already redacted.
-func plausibleValue(v []byte) bool {
-	if len(v) < 3 || v[0] == ' ' || !hasAlnum(v) {
-		return false
-	}
-	allDigits := true
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			allDigits = false
-			break
+// lineStart reports whether the key at b[s:] begins its line, after
+// indentation, a YAML list dash or "export ".
+func lineStart(b []byte, s int) bool {
+	i := s
+	skip := func() {
+		for i > 0 && (b[i-1] == ' ' || b[i-1] == '\t') {
+			i--
 		}
 	}
-	if allDigits {
-		return false
+	skip()
+	switch {
+	case i > 0 && b[i-1] == '-':
+		i--
+		skip()
+	case i >= 6 && string(b[i-6:i]) == "export":
+		i -= 6
+		skip()
 	}
-	switch string(bytes.ToLower(v)) {
-	case "true", "false", "null", "none", "nil", "undefined", "required", "optional", "string", "redacted", "hidden", "changeme", "xxx", "xxxx", "****":
-		return false
-	}
-	switch v[0] {
-	case '$', '%', '<', '{', '*':
-		return false
-	}
-	if bytes.HasPrefix(v, []byte(placeholderPrefix)) || bytes.Contains(v, []byte("{{")) {
-		return false
-	}
-	return true
+	return i == 0 || b[i-1] == '\n'
 }
 
 func hasAlnum(v []byte) bool {

@@ -8,6 +8,21 @@ import (
 	"github.com/memex-archive/memex"
 )
 
+// Rule is what redaction changes and how it is marked, as the CLI's help
+// states it.
+const Rule = `Credentials are replaced before anything is stored. Tokens with a provider's
+format go wherever they appear: AWS key ids, GitHub, GitLab, Slack, Stripe (whsec_
+included), OpenAI, Anthropic, Google, npm, Hugging Face, SendGrid, PyPI,
+DigitalOcean and Shopify tokens, JWTs, private key blocks. Values known by their
+place go unless they read as a stand-in: the value of a key naming a secret
+(KEY=value, key = value, key: value, "key": "value"), a URL's password, Basic
+credentials (Authorization: Basic, docker's "auth", curl -u), a Kubernetes Secret's
+data. A stand-in is a placeholder word (secret, password, example, your-..., also
+as s3cr3t), letters of one case only, a sequence (abcd1234), a file path, a low-
+entropy value or one too short (token=abc123 stays). Each replaced credential becomes
+[REDACTED:kind]; the entry's "redacted" field counts them and its summary line
+ends "· N secrets redacted". --no-redact stores the content as it is.`
+
 // Entry is memex's write policy for one entry, the one function every
 // write path applies before the archive sees a byte. It returns e with
 // credentials replaced in its text fields (Input, Summary, AgentSummary and

@@ -1,35 +1,56 @@
 // Package redact replaces credentials in text with [REDACTED:kind] before
-// the text is stored or indexed. Every write path (ingest, add, run, HTTP,
-// MCP) runs it, so it must be cheap on ordinary tool output: each detector
-// is a literal anchor found with bytes.Index (vectorised in the runtime)
-// followed by a hand-written check of the bytes around it. No regular
-// expression runs over the whole input, and input without any anchor is
-// returned as is after a few linear scans.
+// the text is stored or indexed. Entry is the write policy every write path
+// (ingest, add, run, hooks, HTTP, MCP) applies to an entry and its body; it
+// counts what it replaced, and the count is stored as the entry's Redacted.
 //
-// Detectors, by kind:
+// It runs on every archived byte, so it must be cheap on ordinary tool
+// output: each detector has literal anchors (a token prefix, a key-name
+// stem), all anchors are found in one table-driven pass over the input
+// (scan.go), and only at an anchor does a hand-written check of the bytes
+// around it run. No regular expression runs over the input, and input
+// without any anchor is returned as is.
+//
+// Detectors, by kind. Provider formats, replaced wherever they appear:
 //
 //	aws_access_key    AKIA/ASIA/ABIA/ACCA + 16 upper-case alphanumerics
 //	gcp_api_key       AIza + 35 of [A-Za-z0-9_-]
 //	gcp_oauth_token   ya29. + 20 or more token characters
+//	gcp_oauth_secret  GOCSPX- + 24 or more
 //	azure_key         AccountKey= / SharedAccessKey= base64 values; client secrets (xxxNQ~...)
 //	github_token      ghp_/gho_/ghu_/ghs_/ghr_ + 36, github_pat_ + 22 or more
-//	gitlab_token      glpat- + 20 or more
+//	gitlab_token      glpat- + 20 or more; gldt-, glrt-, glptt-, glsoat- tokens
 //	slack_token       xoxb-/xoxp-/xoxa-/xoxr-/xoxs-/xapp- tokens; Slack webhook URLs
-//	stripe_key        sk_live_/sk_test_/rk_live_/rk_test_ + 16 or more
+//	stripe_key        sk_live_/sk_test_/rk_live_/rk_test_ + 16 or more, whsec_ + 24 or more
 //	anthropic_key     sk-ant- + 20 or more
 //	openai_key        sk- (sk-proj-, sk-svcacct-, ...) + 20 or more with letters and digits
+//	npm_token         npm_ + 36 letters and digits
+//	huggingface_token hf_ + 34 or more letters of both cases (and digits)
+//	sendgrid_key      SG. + 22 + . + 43
+//	pypi_token        pypi-Ag + 50 or more (a macaroon)
+//	digitalocean_token dop_v1_/doo_v1_/dor_v1_ + 64
+//	shopify_token     shpat_/shpss_/shpca_/shppa_ + 32
 //	private_key       -----BEGIN ... PRIVATE KEY----- blocks, to the END line (or the end of the base64 run)
 //	jwt               eyJ<header>.eyJ<payload>.<signature>
 //	bearer_token      "Bearer " + 20 or more token characters with a digit
-//	url_password      scheme://user:PASSWORD@host
-//	password, secret, token, api_key, credential, authorization
+//
+// Values known by their place, replaced only when they read as a secret
+// (value.go: not a placeholder, not words of one case, not a sequence or a
+// path, long enough and of enough entropy):
+//
+//	url_password      scheme://user:PASSWORD@host (the user may be empty)
+//	basic_auth        Authorization: Basic <base64 user:password>, docker's "auth", curl -u user:PASSWORD
+//	k8s_secret        the values under data: / stringData: of a YAML kind: Secret
+//	aws_secret_key, aws_session_token, password, secret, token, api_key, credential, authorization
 //	                  the value of KEY=value, KEY: "value", "key": "value" (also
-//	                  JSON-escaped \"key\": \"value\") whose key names a secret
+//	                  JSON-escaped \"key\": \"value\") whose key names a secret;
+//	                  unquoted "key = value" and "key: value" when the key
+//	                  starts its line (INI, ~/.aws/credentials, YAML)
 //
 // Near-misses are left alone on purpose: git hashes and UUIDs have no
 // anchor; base64 of ordinary data is not preceded by a secret-naming key;
 // token_count=5 has a numeric value; password_field = forms.CharField() has
-// an excluded key word and an unquoted value after a space.
+// an excluded key word and an unquoted value after a space; test values
+// (SECRET_KEY='secret', http://user:pass:word@example.com) stay distinct.
 //
 // Redact is idempotent: the replacement text matches no detector, and
 // Redact re-runs itself when it changed something, until nothing changes.
@@ -224,6 +245,28 @@ var tokenRules = []tokenRule{
 	{kind: "anthropic_key", prefixes: []string{"sk-ant-"}, class: &tokenChars, min: 20, boundary: true},
 	{kind: "openai_key", prefixes: []string{"sk-"}, class: &tokenChars, min: 20, boundary: true, check: openAILike},
 	{kind: "bearer_token", prefixes: []string{"Bearer ", "bearer "}, class: &bearerChars, min: 20, valueOnly: true, check: hasDigit},
+	{kind: "stripe_key", prefixes: []string{"whsec_"}, class: &alnum, min: 24, boundary: true, check: mixed},
+	{kind: "npm_token", prefixes: []string{"npm_"}, class: &alnum, min: 36, exact: true, boundary: true, check: mixed},
+	{kind: "huggingface_token", prefixes: []string{"hf_"}, class: &alnum, min: 34, boundary: true, check: mixedCase},
+	{kind: "pypi_token", prefixes: []string{"pypi-Ag"}, class: &tokenChars, min: 50, boundary: true},
+	{kind: "digitalocean_token", prefixes: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, class: &alnum, min: 64, exact: true, boundary: true},
+	{kind: "shopify_token", prefixes: []string{"shpat_", "shpss_", "shpca_", "shppa_"}, class: &alnum, min: 32, exact: true, boundary: true},
+	{kind: "gitlab_token", prefixes: []string{"gldt-", "glrt-", "glptt-", "glsoat-"}, class: &tokenChars, min: 20, boundary: true, check: hasDigit},
+	{kind: "gcp_oauth_secret", prefixes: []string{"GOCSPX-"}, class: &tokenChars, min: 24, boundary: true},
+}
+
+// mixed reports a run with both letters and digits, as generated tokens
+// have and identifiers after a prefix (npm_install_...) rarely do.
+func mixed(r []byte) bool { return hasDigit(r) && hasLetter(r) }
+
+// mixedCase reports a run with upper- and lower-case letters.
+func mixedCase(r []byte) bool {
+	upper, lower := false, false
+	for _, c := range r {
+		upper = upper || c >= 'A' && c <= 'Z'
+		lower = lower || c >= 'a' && c <= 'z'
+	}
+	return upper && lower
 }
 
 // openAILike rejects kebab-case words after "sk-" (sk-learn-something-long)
@@ -403,11 +446,14 @@ func urlPasswordAt(b []byte, i int) (match, bool) {
 			break
 		}
 	}
-	if colon < 0 || at < 0 || at < colon+2 || colon == off {
+	if colon < 0 || at < 0 || at < colon+2 {
 		return match{}, false
 	}
-	pw := b[colon+1 : at]
-	if bytes.HasPrefix(pw, []byte(placeholderPrefix)) || pw[0] == '$' || urlPlaceholder(pw) {
+	// The user may be empty (redis://:PASSWORD@host); a password that
+	// repeats it (postgres://postgres:postgres@...) or is a stand-in
+	// (user:pass:word@example.com, a validator's test case) stays.
+	user, pw := b[off:colon], b[colon+1:at]
+	if bytes.Equal(user, pw) || !secretValue(pw, true) {
 		return match{}, false
 	}
 	// Host after '@' must look like one.
@@ -417,14 +463,4 @@ func urlPasswordAt(b []byte, i int) (match, bool) {
 	// Generic: a token with a kind of its own in the password place
 	// (https://x-access-token:ghp_...@github.com) reports that kind.
 	return match{start: colon + 1, end: at, kind: "url_password", generic: true}, true
-}
-
-// urlPlaceholder reports the stand-in passwords of documentation and test
-// fixtures (http://user:pass@example.com), which are no secret.
-func urlPlaceholder(pw []byte) bool {
-	switch string(bytes.ToLower(pw)) {
-	case "pass", "password", "passwd", "pwd", "secret", "xxx", "xxxx", "***", "****", "changeme", "user", "pw", "p":
-		return true
-	}
-	return false
 }

@@ -13,21 +13,31 @@ import (
 // Synthetic credentials, assembled at run time so the source holds no
 // string a secret scanner would flag.
 var (
-	awsKey       = "AKIA" + "IOSFODNN7EXAMPLE"
-	awsSecret    = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
-	gcpKey       = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"
-	ghToken      = "ghp_" + strings.Repeat("aB3dE5", 6)
-	ghPAT        = "github_pat_" + "11ABCDEFG0" + strings.Repeat("x1Y2z3", 8)
-	glToken      = "glpat-" + "Ab3De5Gh7Jk9Mn1Pq3St"
-	slackToken   = "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOp"
-	slackHook    = "https://hooks.slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
-	stripeKey    = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
-	openaiKey    = "sk-proj-" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Ab3De5Gh"
-	anthropicKey = "sk-ant-" + "api03-Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9-AAAA"
-	jwt          = "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ" + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-	azureConn    = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + strings.Repeat("Zm9vYmFy", 11) + "==;EndpointSuffix=core.windows.net"
-	azureSecret  = "abc8Q~" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Ab3De"
-	pemKey       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Ga\nQyuvBjM2GaMIIEpAIBAAKCAQEA3Tz2mr7SZiAMf\n-----END RSA PRIVATE KEY-----"
+	awsKey        = "AKIA" + "IOSFODNN7EXAMPLE"
+	awsSecret     = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+	gcpKey        = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"
+	ghToken       = "ghp_" + strings.Repeat("aB3dE5", 6)
+	ghPAT         = "github_pat_" + "11ABCDEFG0" + strings.Repeat("x1Y2z3", 8)
+	glToken       = "glpat-" + "Ab3De5Gh7Jk9Mn1Pq3St"
+	slackToken    = "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOp"
+	slackHook     = "https://hooks.slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+	stripeKey     = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+	openaiKey     = "sk-proj-" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Ab3De5Gh"
+	anthropicKey  = "sk-ant-" + "api03-Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9-AAAA"
+	jwt           = "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ" + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	azureConn     = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + strings.Repeat("Zm9vYmFy", 11) + "==;EndpointSuffix=core.windows.net"
+	azureSecret   = "abc8Q~" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Ab3De"
+	pemKey        = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Ga\nQyuvBjM2GaMIIEpAIBAAKCAQEA3Tz2mr7SZiAMf\n-----END RSA PRIVATE KEY-----"
+	awsRealSecret = "kq3Xv9Rt/2bLmN8" + "pQw7Zs+Yd4HjF6uGcA1eB0oT"
+	awsSession    = "FwoGZXIvYXdzEBYaDHq" + "Lk2m9Pz8Rv7Nx3Tw+5sYb1Jc4Ud6Eh0Fg2Ak8Wl"
+	whsec         = "whsec_" + "Mk4Tq9Zr2Wx7Yb3Nc6Vd8Pe1"
+	npmToken      = "npm_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tV9wX1yZ3b5D"
+	hfToken       = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH"
+	sgKey         = "SG." + "aB3dE5fG7hJ9kL1mN3pQ5r" + "." + "sT7vW9xY1zA3bC5dE7fG9hJ1kL3mN5pQ7rS9tV1wX3y"
+	pypiToken     = "pypi-" + "AgEIcHlwaS5vcmcCJDk4ZjE3YjYtNGQ2Ny00ZDBiLWI2ZjQtYmQ2ZTJkZjQ3YWUz"
+	doToken       = "dop_v1_" + strings.Repeat("a1b2c3d4", 8)
+	shopToken     = "shpat_" + strings.Repeat("f0e1d2c3", 4)
+	dbPassword    = "Xk9mP2vLq8"
 )
 
 func TestRedact(t *testing.T) {
@@ -35,9 +45,31 @@ func TestRedact(t *testing.T) {
 		name, in, want string
 	}{
 		{"aws key in env dump", "HOME=/root\nAWS_ACCESS_KEY_ID=" + awsKey + "\nPATH=/bin", "HOME=/root\nAWS_ACCESS_KEY_ID=[REDACTED:aws_access_key]\nPATH=/bin"},
-		{"aws secret assignment", "aws_secret_access_key = " + awsSecret, "aws_secret_access_key = " + awsSecret},
-		{"aws secret in ini quotes", "aws_secret_access_key = \"" + awsSecret + "\"", "aws_secret_access_key = \"[REDACTED:secret]\""},
-		{"aws secret env", "AWS_SECRET_ACCESS_KEY=" + awsSecret + "\n", "AWS_SECRET_ACCESS_KEY=[REDACTED:secret]\n"},
+		{"aws credentials file", "[default]\naws_access_key_id = " + awsKey + "\naws_secret_access_key = " + awsRealSecret + "\naws_session_token = " + awsSession + "\n",
+			"[default]\naws_access_key_id = [REDACTED:aws_access_key]\naws_secret_access_key = [REDACTED:aws_secret_key]\naws_session_token = [REDACTED:aws_session_token]\n"},
+		{"aws documentation example stays", "aws_secret_access_key = " + awsSecret, ""},
+		{"aws secret in ini quotes", "aws_secret_access_key = \"" + awsRealSecret + "\"", "aws_secret_access_key = \"[REDACTED:aws_secret_key]\""},
+		{"aws secret env", "AWS_SECRET_ACCESS_KEY=" + awsRealSecret + "\n", "AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]\n"},
+		{"stripe webhook secret", "STRIPE_WEBHOOK_SECRET=" + whsec, "STRIPE_WEBHOOK_SECRET=[REDACTED:stripe_key]"},
+		{"npm token in npmrc", "//registry.npmjs.org/:_authToken=" + npmToken + "\n", "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]\n"},
+		{"hugging face token", "huggingface-cli login --token " + hfToken, "huggingface-cli login --token [REDACTED:huggingface_token]"},
+		{"sendgrid key", "sg = SendGridAPIClient('" + sgKey + "')", "sg = SendGridAPIClient('[REDACTED:sendgrid_key]')"},
+		{"pypi token", "password = " + pypiToken, "password = [REDACTED:pypi_token]"},
+		{"digitalocean token", "doctl auth init -t " + doToken, "doctl auth init -t [REDACTED:digitalocean_token]"},
+		{"shopify token", `{"X-Shopify-Access-Token": "` + shopToken + `"}`, `{"X-Shopify-Access-Token": "[REDACTED:shopify_token]"}`},
+		{"redis url with empty user", "REDIS_URL=redis://:" + dbPassword + "@cache.internal:6379/0", "REDIS_URL=redis://:[REDACTED:url_password]@cache.internal:6379/0"},
+		{"basic auth header", "curl -H 'Authorization: Basic YWRtaW46WGs5bVAydkxxOA==' https://api", "curl -H 'Authorization: Basic [REDACTED:basic_auth]' https://api"},
+		{"basic auth placeholder stays", "Authorization: Basic dXNlcjpwYXNz", ""},
+		{"docker config auth", `{"auths": {"ghcr.io": {"auth": "Ym90OlhrOW1QMnZMcTg="}}}`, `{"auths": {"ghcr.io": {"auth": "[REDACTED:basic_auth]"}}}`},
+		{"docker config auth escaped", `"{\"auths\":{\"x\":{\"auth\":\"Ym90OlhrOW1QMnZMcTg=\"}}}"`, `"{\"auths\":{\"x\":{\"auth\":\"[REDACTED:basic_auth]\"}}}"`},
+		{"curl -u", "curl -u admin:" + dbPassword + " https://ci.internal/api", "curl -u admin:[REDACTED:basic_auth] https://ci.internal/api"},
+		{"curl --user quoted", "curl -s --user 'deploy:" + dbPassword + "' -X POST x", "curl -s --user 'deploy:[REDACTED:basic_auth]' -X POST x"},
+		{"yaml unquoted password", "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: " + dbPassword + "\n",
+			"services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: [REDACTED:password]\n"},
+		{"k8s secret data", "apiVersion: v1\ndata:\n  password: WGs5bVAydkxxOA==\n  username: YWRtaW4=\nkind: Secret\nmetadata:\n  name: db\n",
+			"apiVersion: v1\ndata:\n  password: [REDACTED:k8s_secret]\n  username: YWRtaW4=\nkind: Secret\nmetadata:\n  name: db\n"},
+		{"k8s secret stringData", "kind: Secret\nstringData:\n  api-token: " + dbPassword + "q\n---\nkind: ConfigMap\ndata:\n  level: debug2x9Q\n",
+			"kind: Secret\nstringData:\n  api-token: [REDACTED:k8s_secret]\n---\nkind: ConfigMap\ndata:\n  level: debug2x9Q\n"},
 		{"gcp api key in url", "GET https://maps.googleapis.com/api?key=" + gcpKey + "&q=x", "GET https://maps.googleapis.com/api?key=[REDACTED:gcp_api_key]&q=x"},
 		{"github token in json", `{"token": "` + ghToken + `"}`, `{"token": "[REDACTED:github_token]"}`},
 		{"github pat in git url", "remote: https://x-access-token:" + ghPAT + "@github.com/o/r.git", "remote: https://x-access-token:[REDACTED:github_token]@github.com/o/r.git"},
@@ -54,15 +86,15 @@ func TestRedact(t *testing.T) {
 		{"private key block", "key:\n" + pemKey + "\ndone", "key:\n[REDACTED:private_key]\ndone"},
 		{"private key json escaped", `{"private_key": "` + strings.ReplaceAll(pemKey, "\n", `\n`) + `\n", "x": 1}`, `{"private_key": "[REDACTED:private_key]\n", "x": 1}`},
 		{"private key truncated", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9u", "[REDACTED:private_key]"},
-		{"url password", "DATABASE_URL=postgres://app:s3cr3tpw@db.internal:5432/app", "DATABASE_URL=postgres://app:[REDACTED:url_password]@db.internal:5432/app"},
+		{"url password", "DATABASE_URL=postgres://app:" + dbPassword + "@db.internal:5432/app", "DATABASE_URL=postgres://app:[REDACTED:url_password]@db.internal:5432/app"},
 		{"password env", "DB_PASSWORD=hunter22 ./run", "DB_PASSWORD=[REDACTED:password] ./run"},
 		{"pass component env", "PGPASS=x\nDB_PASS=Zz9!abc\n", "PGPASS=x\nDB_PASS=[REDACTED:password]\n"},
-		{"password json", `{"user":"bob","password":"correct horse"}`, `{"user":"bob","password":"[REDACTED:password]"}`},
+		{"password json", `{"user":"bob","password":"` + dbPassword + `"}`, `{"user":"bob","password":"[REDACTED:password]"}`},
 		{"password escaped json", `"{\"password\": \"hunter22\"}"`, `"{\"password\": \"[REDACTED:password]\"}"`},
 		{"camel case api key", `config = {apiKey: "abc123def456"}`, `config = {apiKey: "[REDACTED:api_key]"}`},
 		{"yaml quoted secret", "client_secret: 'q8Vd9fZ2'", "client_secret: '[REDACTED:secret]'"},
 		{"cli flag", "mysql --password=Tr0ub4dor -h db", "mysql --password=[REDACTED:password] -h db"},
-		{"query string token", "GET /cb?access_token=abcd1234&state=x", "GET /cb?access_token=[REDACTED:token]&state=x"},
+		{"query string token", "GET /cb?access_token=q8Vd9fZ2k&state=x", "GET /cb?access_token=[REDACTED:token]&state=x"},
 		{"go short assignment", `token := "tk_9f8e7d6c5b"`, `token := "[REDACTED:token]"`},
 
 		// Near-misses: must stay as they are.
@@ -88,6 +120,24 @@ func TestRedact(t *testing.T) {
 		{"begin public key", "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh\n-----END PUBLIC KEY-----", ""},
 		{"ssh url", "git clone ssh://git@github.com:22/o/r.git", ""},
 		{"redacted already", "DB_PASSWORD=[REDACTED:password]", ""},
+
+		// Placeholders and test values: they stay, and stay distinct.
+		{"url validator test cases", "'http://user:pass:word@example.com',\n'http://user:pass%40@example.com',\n", ""},
+		{"django dummy secret key", "SECRET_KEY = 'dummy'\nSECRET_KEY='secret'\n", ""},
+		{"test password", "User.objects.create_user(username='testuser', password='password')", ""},
+		{"wrong password", "authenticate(username='u', password='wrongpassword')", ""},
+		{"postgres default url", "DATABASE_URL=postgres://postgres:postgres@localhost:5432/test", ""},
+		{"short token", "token=abc123", ""},
+		{"sequential token", "access_token=abcd1234", ""},
+		{"words as password", `{"password": "correct horse"}`, ""},
+		{"placeholder words", `clientSecret = "your-client-secret"; accessToken = 'your-access-token'; password: "changeme123"`, ""},
+		{"leetspeak placeholder", "DB_PASSWORD=s3cr3t\nDB_PASS=p@ssw0rd\n", ""},
+		{"credentials path", "GOOGLE_APPLICATION_CREDENTIALS=/app/credentials/google.json\nGOOGLE_CLOUD_SPEECH_CREDENTIALS = 'caramel-base-379922-9d9af53bf1a0.json'\n", ""},
+		{"ini prose", "password = the one you chose at install\n", ""},
+		{"yaml type", "token: str\npassword: Optional[str] = None\n", ""},
+		{"docker run -u", "docker run -u 1000:1000 img; curl -u user:pass http://x", ""},
+		{"k8s secret placeholder", "kind: Secret\ndata:\n  config: cGFzc3dvcmQ=\n", ""},
+		{"not a k8s secret", "kind: SecretStore\ndata:\n  config: WGs5bVAydkxxOA==\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

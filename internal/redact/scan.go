@@ -14,6 +14,11 @@ const (
 	detAzureSecret
 	detURL
 	detStem
+	detSendGrid
+	detBasic
+	detDocker
+	detCurlUser
+	detK8s
 )
 
 type anchor struct {
@@ -67,6 +72,13 @@ func init() {
 		addAnchor(anchor{s: st, det: detStem, caseless: true})
 	}
 	addAnchor(anchor{s: "Key", det: detStem})
+	addAnchor(anchor{s: "SG.", det: detSendGrid})
+	addAnchor(anchor{s: "Basic ", det: detBasic})
+	addAnchor(anchor{s: "basic ", det: detBasic})
+	addAnchor(anchor{s: `"auth`, det: detDocker})
+	addAnchor(anchor{s: "-u ", det: detCurlUser})
+	addAnchor(anchor{s: "--user", det: detCurlUser})
+	addAnchor(anchor{s: "kind: Secret", det: detK8s})
 }
 
 func (a *anchor) at(b []byte, i int) bool {
@@ -116,6 +128,16 @@ func scan(b []byte) []match {
 				m, ok = urlPasswordAt(b, i)
 			case detStem:
 				m, ok = assignmentAt(b, i, len(a.s), &seen)
+			case detSendGrid:
+				m, ok = sendgridAt(b, i)
+			case detBasic:
+				m, ok = basicAuthAt(b, i)
+			case detDocker:
+				m, ok = dockerAuthAt(b, i)
+			case detCurlUser:
+				m, ok = curlUserAt(b, i, len(a.s))
+			case detK8s:
+				k8sSecretAt(b, i, &ms)
 			}
 			if ok {
 				ms = append(ms, m)

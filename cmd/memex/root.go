@@ -149,7 +149,9 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		Version:           readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.home, "home", "", "memex home directory (default $MEMEX_HOME or ~/.memex)")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -170,6 +172,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.installCommand(), a.uninstallCommand(),
 		a.ingestCommand(), a.sessionsCommand(), a.replayCommand(),
 		a.evalCommand(),
+		a.versionCommand(),
 	)
 	return root
 }

@@ -29,9 +29,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is what /healthz and the MCP server report.
-const version = "0.1.0"
-
 type serveOptions struct {
 	addr, tokenFile string
 	ingest          []string

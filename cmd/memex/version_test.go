@@ -1,0 +1,20 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestVersion(t *testing.T) {
+	home := t.TempDir()
+	r := run(t, home, nil, "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "memex "+version) {
+		t.Fatalf("--version: %+v", r)
+	}
+	r = run(t, home, nil, "version", "--json")
+	var b buildInfo
+	if err := json.Unmarshal([]byte(r.stdout), &b); err != nil || b.Version != version || b.Go == "" {
+		t.Fatalf("version --json: %v %+v", err, r)
+	}
+}

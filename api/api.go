@@ -130,6 +130,18 @@ type Options struct {
 	// Ingester serves POST /v1/ingest; nil answers 501.
 	Ingester Ingester
 
+	// Hosts are the Host names the server answers besides loopback ones
+	// (localhost, 127.0.0.1, ::1): the name or address it is reached by
+	// off loopback. See guard.go.
+	Hosts []string
+	// IngestRoots are the directories POST /v1/ingest may read from (the
+	// hosts' default locations, and what serve was started with).
+	IngestRoots []string
+	// Key, when set, lets a request that carries it in KeyHeader ingest
+	// any path the server can read: memex itself, which reads it from
+	// $MEMEX_HOME.
+	Key string
+
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on
 	// every route but /healthz.
 	Token string

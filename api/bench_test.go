@@ -19,7 +19,9 @@ func BenchmarkHTTPAdd(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("POST", "/v1/entries?tool=bash&session=bench", strings.NewReader(body+fmt.Sprint(i))))
+		r := httptest.NewRequest("POST", "/v1/entries?tool=bash&session=bench", strings.NewReader(body+fmt.Sprint(i)))
+		r.Host = "localhost"
+		h.ServeHTTP(w, r)
 		if w.Code != 201 {
 			b.Fatal(w.Code, w.Body)
 		}
@@ -40,7 +42,10 @@ func BenchmarkHTTPDeref(b *testing.B) {
 	h := s.Handler()
 	for b.Loop() {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("POST", "/v1/deref", strings.NewReader(req)))
+		r := httptest.NewRequest("POST", "/v1/deref", strings.NewReader(req))
+		r.Host = "localhost"
+		r.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(w, r)
 		if w.Code != 200 {
 			b.Fatal(w.Code, w.Body)
 		}

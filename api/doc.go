@@ -51,6 +51,12 @@
 //	                                    "more_warnings" (how many others)
 //	     /mcp                           MCP, streamable HTTP
 //
+// Every route refuses a Host that is not loopback or in Options.Hosts
+// (DNS rebinding) and a foreign Origin with 403 "forbidden"; JSON routes
+// refuse a body not sent as application/json with 415; POST /v1/ingest
+// reads only under Options.IngestRoots unless the request carries
+// Options.Key (guard.go).
+//
 // Errors are {"error":{"code":"not_found","message":"..."}} with the status
 // that one table (errorTable) gives each memex sentinel error.
 //

@@ -28,6 +28,8 @@ var errorTable = []struct {
 	{memex.ErrCorrupt, http.StatusInternalServerError, "corrupt"},
 	{memex.ErrSchema, http.StatusInternalServerError, "schema"},
 	{errUnauthorized, http.StatusUnauthorized, "unauthorized"},
+	{errForbidden, http.StatusForbidden, "forbidden"},
+	{errUnsupportedType, http.StatusUnsupportedMediaType, "unsupported_media_type"},
 	{errNotImplemented, http.StatusNotImplemented, "not_implemented"},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout"},
 	{context.Canceled, 499, "canceled"},

@@ -24,6 +24,7 @@ import (
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	r.Use(s.guard)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("no route %s %s: %w", r.Method, r.URL.Path, memex.ErrNotFound))
 	})
@@ -371,6 +372,10 @@ type derefJSON struct {
 
 func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
 	var req derefRequest
+	if err := needJSON(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -506,7 +511,15 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req IngestRequest
+	if err := needJSON(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.checkIngestPaths(r, req.Paths); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

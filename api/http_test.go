@@ -21,6 +21,7 @@ import (
 func do(t *testing.T, h http.Handler, method, target string, body io.Reader, hdr ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, target, body)
+	req.Host = "127.0.0.1:7077"
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
@@ -112,7 +113,7 @@ func TestEndpoints(t *testing.T) {
 	}
 
 	// Deref.
-	w = do(t, h, "POST", "/v1/deref", strings.NewReader(fmt.Sprintf(`{"refs":[%q,"nope"],"budget":500,"query":"nil map"}`, e1.ID)))
+	w = do(t, h, "POST", "/v1/deref", strings.NewReader(fmt.Sprintf(`{"refs":[%q,"nope"],"budget":500,"query":"nil map"}`, e1.ID)), "Content-Type", "application/json")
 	dj := decode[derefJSON](t, w)
 	if w.Code != 200 || len(dj.Items) != 1 || !dj.Items[0].Complete || dj.Items[0].Content != raw ||
 		len(dj.Missing) != 1 || dj.Used > 500 || dj.Text == "" {
@@ -212,9 +213,9 @@ func TestErrors(t *testing.T) {
 	wantError(t, do(t, h, "GET", "/v1/entries/"+a.ID.String()+"?lines=5:2", nil), 400, "invalid")
 	wantError(t, do(t, h, "GET", "/v1/entries/"+a.ID.String()+"?lines=9", nil), 400, "invalid")
 	wantError(t, do(t, h, "GET", "/v1/entries/"+big.ID.String()+"?budget=3", nil), 422, "budget_too_small")
-	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":[]}`)), 400, "invalid")
-	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"],"bogus":1}`)), 400, "invalid")
-	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`not json`)), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":[]}`), "Content-Type", "application/json"), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"],"bogus":1}`), "Content-Type", "application/json"), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`not json`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/entries?exit=x", strings.NewReader("a")), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/entries", strings.NewReader(`{}`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "GET", "/v1/context", nil), 400, "invalid")
@@ -486,23 +487,23 @@ func (f fakeIngester) Ingest(_ context.Context, req IngestRequest) (any, error) 
 func TestIngest(t *testing.T) {
 	var got IngestRequest
 	s, _ := newTestServer(t, "", Options{Ingester: fakeIngester{&got}})
-	w := do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code","paths":["/t/a.jsonl"]}`))
+	w := do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code","paths":["/t/a.jsonl"]}`), "Content-Type", "application/json")
 	if w.Code != 200 || got.Format != "claude-code" || len(got.Paths) != 1 || !strings.Contains(w.Body.String(), `"added":1`) {
 		t.Fatalf("ingest: %d %s %+v", w.Code, w.Body, got)
 	}
 	// The options of memex ingest reach the Ingester.
-	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"codex","paths":["/t"],"project":"p","no_redact":true,"full":true,"no_index":true}`))
+	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"codex","paths":["/t"],"project":"p","no_redact":true,"full":true,"no_index":true}`), "Content-Type", "application/json")
 	if w.Code != 200 || got.Format != "codex" || got.Project != "p" || !got.NoRedact || !got.Full || !got.NoIndex {
 		t.Fatalf("ingest with options: %d %s %+v", w.Code, w.Body, got)
 	}
 	// No paths: the format's default locations, as memex ingest FORMAT.
-	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code"}`))
+	w = do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"claude-code"}`), "Content-Type", "application/json")
 	if w.Code != 200 || got.Format != "claude-code" || len(got.Paths) != 0 {
 		t.Fatalf("ingest of the default locations: %d %s %+v", w.Code, w.Body, got)
 	}
-	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"paths":["/t"]}`)), 400, "invalid")
+	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"paths":["/t"]}`), "Content-Type", "application/json"), 400, "invalid")
 	bare, _ := newTestServer(t, "", Options{})
-	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`)), 501, "not_implemented")
+	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`), "Content-Type", "application/json"), 501, "not_implemented")
 }
 
 // TestInFlightLimit: with every slot taken a request queues and is served

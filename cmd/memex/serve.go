@@ -33,6 +33,8 @@ type serveOptions struct {
 	addr, tokenFile string
 	ingest          []string
 	ingestEvery     time.Duration
+	allowHosts      []string
+	ingestRoots     []string
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -55,7 +57,14 @@ It binds loopback by default. Binding any other address requires a bearer token:
 one in --token-file, else $MEMEX_HOME/token, created (mode 0600) on first use. Clients
 send "Authorization: Bearer TOKEN". With a loopback address a token is used only when
 --token-file is given. SIGTERM or Ctrl-C stops accepting and lets in-flight requests
-finish.`,
+finish.
+
+A web page the user opens can send requests to a loopback server, so every route
+answers only requests for a loopback Host name (localhost, 127.0.0.1, [::1]), the
+--addr host, or an --allow-host name, refuses a foreign Origin, and reads JSON only
+with Content-Type: application/json. POST /v1/ingest reads only regular files and
+directories under the hosts' default locations and --ingest-root; memex itself (which
+reads $MEMEX_HOME/serve.key) may import any path.`,
 		Example: `  memex serve
   memex serve --addr 0.0.0.0:7077            # token in ~/.memex/token
   memex serve --ingest claude-code,codex      # also import their transcripts as they grow
@@ -67,6 +76,8 @@ finish.`,
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
 	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(watchable())+")")
+	c.Flags().StringSliceVar(&o.allowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
+	c.Flags().StringSliceVar(&o.ingestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
 	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
 	// The routing seam needs the command tree to find the command being
 	// run (see store.go); the serve command is the one of this file.
@@ -188,16 +199,22 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		ln.Close()
 		return err
 	}
+	key, err := home.NewKey()
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := api.New(api.Options{
 		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix},
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
+		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
 	})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	addr := dialAddr(ln.Addr())
-	if err := home.WriteServer(a.home, addr, tokenPath); err != nil {
+	if err := home.WriteServer(a.home, addr, tokenPath, key); err != nil {
 		ln.Close()
 		return err
 	}
@@ -253,6 +270,34 @@ func (a *app) ingestLoop(ctx context.Context, s *archive.Store, formats []ingest
 		case <-t.C:
 		}
 	}
+}
+
+// serveHosts are the Host names the server answers besides loopback
+// ones: --allow-host, and the host of --addr when it names one.
+func serveHosts(o serveOptions) []string {
+	hosts := append([]string(nil), o.allowHosts...)
+	if h, _, err := net.SplitHostPort(o.addr); err == nil && h != "" {
+		if ip := net.ParseIP(h); ip == nil || !ip.IsUnspecified() {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// ingestRoots are the directories POST /v1/ingest reads from: every
+// format's default locations and --ingest-root. memex itself, which can
+// read the home's serve.key, may import any path.
+func ingestRoots(o serveOptions) []string {
+	var roots []string
+	for _, f := range ingest.Formats {
+		roots = append(roots, ingest.DefaultPaths(f, "")...)
+	}
+	for _, r := range o.ingestRoots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots = append(roots, abs)
+		}
+	}
+	return roots
 }
 
 // dialAddr is the address clients on this machine dial: loopback for a
@@ -374,6 +419,7 @@ func (c catalog) Stats(ctx context.Context) (any, error) {
 type remote struct {
 	base  string // http://host:port
 	token string
+	key   string // the owner's key (serve.key): ingest reads any path
 	hc    *http.Client
 }
 
@@ -385,7 +431,7 @@ func (a *app) runningServer(ctx context.Context) (string, *remote, bool) {
 		return "", nil, false
 	}
 	addr := srv.Addr
-	r := &remote{base: "http://" + addr, token: srv.Token, hc: &http.Client{}}
+	r := &remote{base: "http://" + addr, token: srv.Token, key: srv.Key, hc: &http.Client{}}
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	resp, err := r.do(pctx, "GET", "/healthz", nil, nil, "")
@@ -427,6 +473,9 @@ func (r *remote) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	if r.key != "" {
+		req.Header.Set(api.KeyHeader, r.key)
 	}
 	resp, err := r.hc.Do(req)
 	if err != nil {

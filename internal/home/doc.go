@@ -10,6 +10,7 @@
 //	$MEMEX_HOME/index/      the search index (bleve), derived from the store
 //	$MEMEX_HOME/spool/      work left for the next process that holds the store
 //	$MEMEX_HOME/serve.addr  the running server's address, and its token file
+//	$MEMEX_HOME/serve.key   the running server's owner key (see api.Options.Key)
 //	$MEMEX_HOME/token       the bearer token serve creates off loopback
 //
 // store/, index/ and spool/ are directories of mode 0700, token and

@@ -25,6 +25,7 @@ const (
 	IndexDir   = "index"
 	SpoolDir   = "spool"
 	ServerFile = "serve.addr"
+	KeyFile    = "serve.key"
 	TokenFile  = "token"
 )
 

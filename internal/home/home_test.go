@@ -233,20 +233,30 @@ func TestServerFileAndToken(t *testing.T) {
 	if again, _, created, _ := Token(dir, ""); again != tok || created {
 		t.Error("a second Token made another token")
 	}
-	if err := WriteServer(dir, "127.0.0.1:7077", file); err != nil {
+	key, err := NewKey()
+	if err != nil || len(key) < 32 {
+		t.Fatal(key, err)
+	}
+	if err := WriteServer(dir, "127.0.0.1:7077", file, key); err != nil {
 		t.Fatal(err)
 	}
 	srv, ok := ReadServer(dir)
-	if !ok || srv.Addr != "127.0.0.1:7077" || srv.Token != tok || srv.TokenPath != file {
+	if !ok || srv.Addr != "127.0.0.1:7077" || srv.Token != tok || srv.TokenPath != file || srv.Key != key {
 		t.Fatalf("ReadServer = %+v, %v", srv, ok)
 	}
 	RemoveServer(dir, "127.0.0.1:9999")
 	if _, ok := ReadServer(dir); !ok {
 		t.Fatal("RemoveServer removed another server's file")
 	}
+	if got, _ := Modes(dir); len(got) != 0 {
+		t.Errorf("modes: %v", got)
+	}
 	RemoveServer(dir, "127.0.0.1:7077")
 	if _, ok := ReadServer(dir); ok {
 		t.Fatal("serve.addr left behind")
+	}
+	if _, err := os.Stat(filepath.Join(dir, KeyFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("serve.key left behind")
 	}
 	short := filepath.Join(dir, "short")
 	os.WriteFile(short, []byte("abc"), 0o600)

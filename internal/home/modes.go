@@ -29,7 +29,7 @@ func Modes(dir string) ([]ModeProblem, error) {
 	for _, c := range []struct {
 		name string
 		want os.FileMode
-	}{{StoreDir, 0o700}, {IndexDir, 0o700}, {SpoolDir, 0o700}, {TokenFile, 0o600}, {ServerFile, 0o600}} {
+	}{{StoreDir, 0o700}, {IndexDir, 0o700}, {SpoolDir, 0o700}, {TokenFile, 0o600}, {ServerFile, 0o600}, {KeyFile, 0o600}} {
 		p := filepath.Join(dir, c.name)
 		fi, err := os.Stat(p)
 		if errors.Is(err, os.ErrNotExist) {

@@ -19,6 +19,9 @@ type Server struct {
 	Addr      string
 	TokenPath string
 	Token     string
+	// Key is the owner's key the server accepts from processes that can
+	// read the home (api.KeyHeader), from serve.key.
+	Key string
 }
 
 // ReadServer reads dir's serve.addr. ok is false when there is none (no
@@ -44,13 +47,37 @@ func ReadServer(dir string) (Server, bool) {
 			srv.Token = strings.TrimSpace(string(tok))
 		}
 	}
+	if key, err := os.ReadFile(filepath.Join(dir, KeyFile)); err == nil {
+		srv.Key = strings.TrimSpace(string(key))
+	}
 	return srv, true
 }
 
 // WriteServer names the server at addr (and its token file, "" for none)
 // in dir's serve.addr, mode 0600, renamed into place so that a client
-// never reads the address of one server with the token of another.
-func WriteServer(dir, addr, tokenPath string) error {
+// never reads the address of one server with the token of another; key
+// (NewKey's) goes to serve.key (0600) first.
+func WriteServer(dir, addr, tokenPath, key string) error {
+	ktmp := filepath.Join(dir, KeyFile+".tmp")
+	if err := os.WriteFile(ktmp, []byte(key+"\n"), 0o600); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := os.Rename(ktmp, filepath.Join(dir, KeyFile)); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return writeServerFile(dir, addr, tokenPath)
+}
+
+// NewKey returns a new random owner key.
+func NewKey() (string, error) {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func writeServerFile(dir, addr, tokenPath string) error {
 	tmp := filepath.Join(dir, ServerFile+".tmp")
 	content := addr + "\n"
 	if tokenPath != "" {
@@ -70,6 +97,7 @@ func WriteServer(dir, addr, tokenPath string) error {
 func RemoveServer(dir, addr string) {
 	if srv, ok := ReadServer(dir); ok && srv.Addr == addr {
 		os.Remove(filepath.Join(dir, ServerFile))
+		os.Remove(filepath.Join(dir, KeyFile))
 	}
 }
 

@@ -22,7 +22,10 @@ const maxStdioLine = mcp.DefaultMaxLineLength
 // writing replies as soon as its input ends, so:
 //   - a line that is not JSON is answered with a parse error (-32700, id
 //     null) and skipped, and one that is JSON but no JSON-RPC message with
-//     an invalid request error (-32600); the session goes on;
+//     an invalid request error (-32600); so is a line longer than
+//     maxStdioLine (read to its end and dropped), an empty batch, and each
+//     member of a batch that is no JSON-RPC message (the rest of the batch
+//     goes to the SDK); the session goes on;
 //   - the end of in (or an error reading it) reaches the SDK only once every
 //     request read before it has been answered on out.
 func stdioTransport(in io.Reader, out io.Writer) mcp.Transport {
@@ -61,6 +64,13 @@ func (c *stdioConn) Read(p []byte) (int, error) {
 		}
 		var line []byte
 		line, c.err = c.readLine()
+		if errors.Is(c.err, errLineTooLong) {
+			c.err = nil
+			if err := c.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a line over %d bytes", maxStdioLine)); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if err := c.accept(line); err != nil {
 			return 0, err
 		}
@@ -70,7 +80,9 @@ func (c *stdioConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readLine reads the next line of in, with its newline if it has one.
+// readLine reads the next line of in, with its newline if it has one. A
+// line longer than maxStdioLine is read to its end, dropped, and reported
+// as errLineTooLong (unless in failed meanwhile).
 func (c *stdioConn) readLine() ([]byte, error) {
 	if cap(c.line) > 1<<20 {
 		c.line = nil // do not keep a big line's buffer
@@ -79,6 +91,18 @@ func (c *stdioConn) readLine() ([]byte, error) {
 	for {
 		chunk, err := c.in.ReadSlice('\n')
 		if len(c.line)+len(chunk) > maxStdioLine {
+			c.line = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = c.in.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if errors.Is(err, io.EOF) {
+				// Said once; the end of in comes with the next read.
+				c.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a line over %d bytes", maxStdioLine))
+				return nil, io.EOF
+			}
 			return nil, errLineTooLong
 		}
 		c.line = append(c.line, chunk...)
@@ -101,14 +125,37 @@ func (c *stdioConn) accept(line []byte) error {
 	}
 	var msgs []jsonrpc.Message
 	if line[0] == '[' {
-		// A batch is the SDK's to judge; only its calls are noted here.
+		// The SDK ends the session on a batch (2025-06-18 dropped them)
+		// and on one it cannot decode whole: an empty batch, and each
+		// member that is no message, are answered here, and the SDK gets
+		// the others one line each (and answers them so).
 		var raws []json.RawMessage
-		_ = json.Unmarshal(line, &raws)
-		for _, raw := range raws {
-			if msg, err := jsonrpc.DecodeMessage(raw); err == nil {
-				msgs = append(msgs, msg)
-			}
+		if err := json.Unmarshal(line, &raws); err != nil || len(raws) == 0 {
+			return c.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")
 		}
+		var good [][]byte
+		for _, raw := range raws {
+			msg, err := jsonrpc.DecodeMessage(raw)
+			if err != nil {
+				if err := c.reply(requestID(raw), jsonrpc.CodeInvalidRequest, "Invalid Request: batch member: "+err.Error()); err != nil {
+					return err
+				}
+				continue
+			}
+			msgs = append(msgs, msg)
+			good = append(good, raw)
+		}
+		if len(good) == 0 {
+			return nil
+		}
+		var joined bytes.Buffer
+		for i, raw := range good {
+			if i > 0 {
+				joined.WriteByte('\n')
+			}
+			joined.Write(raw)
+		}
+		line = joined.Bytes()
 	} else {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {

@@ -118,3 +118,35 @@ func TestServeStdioAnswersBeforeEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStdioReadsOnAfterBadBatchesAndLongLines: lines that used to
+// end memex mcp are each answered with an error, and the session goes on.
+func TestServeStdioReadsOnAfterBadBatchesAndLongLines(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{})
+	long := `{"jsonrpc":"2.0","id":99,"method":"ping","params":{"pad":"` + strings.Repeat("x", maxStdioLine) + `"}}`
+	replies := serveLines(t, s,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[]`,
+		`[1,{"jsonrpc":"2.0","id":7,"method":"ping"}]`,
+		`[2, "x"]`,
+		long,
+		`{"jsonrpc":"2.0","id":8,"method":"ping"}`,
+	)
+	var errs, pings int
+	for _, r := range replies {
+		switch {
+		case r.Error != nil && r.Error.Code == -32600 && string(r.ID) == "null":
+			errs++
+		case r.Error == nil && (string(r.ID) == "7" || string(r.ID) == "8"):
+			pings++
+		case string(r.ID) == "1":
+		default:
+			t.Errorf("unexpected reply %v", r)
+		}
+	}
+	// [] once, 1, 2 and "x" as members, the long line once.
+	if errs != 5 || pings != 2 {
+		t.Fatalf("%d invalid-request errors (want 5) and %d pings answered (want 2): %v", errs, pings, replies)
+	}
+}

@@ -30,9 +30,9 @@ var (
 	// ErrInvalid means the caller's input is malformed (a bad ID, a bad
 	// line range, an empty alias, ...).
 	ErrInvalid = errors.New("invalid input")
-	// ErrAmbiguous means an alias names several entries; the wrapped message
-	// lists them.
-	ErrAmbiguous = errors.New("ambiguous alias")
+	// ErrAmbiguous means an alias names entries in several projects, or a
+	// session name several sessions; the wrapped message lists them.
+	ErrAmbiguous = errors.New("ambiguous name")
 	// ErrCorrupt means stored data failed to decode or to match its hash.
 	ErrCorrupt = errors.New("corrupt data")
 	// ErrBudgetTooSmall means a token budget cannot hold anything useful;
@@ -177,6 +177,46 @@ type Entry struct {
 	// back is what was stored, so a reader told Redacted > 0 knows that
 	// some of it is not what the tool printed.
 	Redacted int `json:"redacted,omitempty"`
+}
+
+// SessionRef names a session: the entries of one agent conversation. A
+// session's identity is its name (the host's session or thread id) with
+// its project and its agent: the same name in two projects (two models run
+// on the same task), or from two agents, is two sessions. Entries that
+// carry no project (a hook given no working directory, a block compressed
+// without one) join the one session of their name that has a project. An
+// empty Project or Agent in a ref matches any, so a ref that gives the name
+// alone may match several sessions; readers then fail with ErrAmbiguous,
+// listing them.
+type SessionRef struct {
+	Session string `json:"session"`
+	Project string `json:"project,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+}
+
+// String is the name with what of the identity is known, as errors and
+// listings show it: "NAME (agent A, project P)".
+func (r SessionRef) String() string {
+	var parts []string
+	if r.Agent != "" {
+		parts = append(parts, "agent "+r.Agent)
+	}
+	if r.Project != "" {
+		parts = append(parts, "project "+r.Project)
+	}
+	if len(parts) == 0 {
+		return r.Session
+	}
+	return r.Session + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// SessionRef returns the identity of e's session (zero when e belongs to
+// none).
+func (e *Entry) SessionRef() SessionRef {
+	if e.Session == "" {
+		return SessionRef{}
+	}
+	return SessionRef{Session: e.Session, Project: e.Project, Agent: e.Agent}
 }
 
 // DisplaySummary is the line shown for the entry: the agent's own summary

@@ -96,7 +96,7 @@ type transcript struct {
 func (s *Server) loadTranscript(ctx context.Context, session string) (*transcript, error) {
 	tr := &transcript{}
 	var entries []memex.Entry
-	if err := s.opts.Store.Session(ctx, session, func(e memex.Entry) error {
+	if err := s.opts.Store.Session(ctx, memex.SessionRef{Session: session}, func(e memex.Entry) error {
 		entries = append(entries, e)
 		return nil
 	}); err != nil {

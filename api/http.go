@@ -468,7 +468,8 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries := []EntryJSON{}
-	err := s.opts.Store.Session(ctx, name, func(e memex.Entry) error {
+	ref := memex.SessionRef{Session: name, Project: r.URL.Query().Get("project"), Agent: r.URL.Query().Get("agent")}
+	err := s.opts.Store.Session(ctx, ref, func(e memex.Entry) error {
 		if !withContent {
 			entries = append(entries, EntryJSON{Entry: e})
 			return nil

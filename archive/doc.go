@@ -1,22 +1,22 @@
 // Package archive is memex's system of record: every entry's metadata and
 // its exact body, compressed, in one Pebble database.
 //
-// # Key schema (version 2)
+// # Key schema (version 3)
 //
 // Every key starts with a one-byte prefix. IDs are the raw 16 bytes of a
 // ULID, so key order is time order. Variable-length names (sessions,
-// aliases) are written as uvarint(len) + bytes so that no byte value of a
-// name can confuse a prefix scan.
+// aliases, projects, agents) are written as uvarint(len) + bytes, shown
+// as name below, so that no byte value of a name can confuse a prefix scan.
 //
-//	"\x00schema"                      -> decimal schema version ("2")
+//	"\x00schema"                      -> decimal schema version ("3")
 //	'm' id                            -> entry metadata, and a small body (see below)
 //	'c' body(16) idx(4, big endian)   -> one body chunk (codec byte + data)
 //	't' body(16)                      -> chunk table of a body (codec byte + uvarints)
 //	'h' sha256(32)                    -> body(16): content-addressed dedup
 //	'r' body(16) id(16)               -> empty: entry id references body
 //	'p' body(16)                      -> empty: body being streamed, not yet committed
-//	's' uvarint(len) session id       -> empty: session order
-//	'a' uvarint(len) alias id         -> empty: alias names id
+//	's' session project agent id      -> empty: session order
+//	'a' alias project id              -> empty: alias names id in project
 //	'i' id                            -> empty: entry not yet indexed
 //	'k' name                          -> small named state of other packages
 //
@@ -52,6 +52,31 @@
 // chunk's raw length and newline count, from which a line number maps to a
 // chunk.
 //
+// # Sessions and aliases
+//
+// A session is identified by its name, its project and its agent
+// (memex.SessionRef): the same task run by two models and imported under
+// two projects is two sessions, listed apart by Sessions. Its keys sort by
+// name first, so a bare name is one prefix scan; a name that several
+// sessions share is memex.ErrAmbiguous, listing them, and the project or
+// agent narrows it. Entries that carry no project (a hook given no working
+// directory, a block compressed without one) join the one session of their
+// name that has a project.
+//
+// An alias names one entry per project: the newest written under it there
+// (the greatest ID; for entries written now, the last one). A new entry
+// under a name already used in its project takes the name, whatever the
+// write path (add --alias, a memex_compress key, a JSONL key), and the
+// older entry stays reachable by its ID; deleting the newest gives the name
+// back to the one before. Host record ids (a Claude Code tool_use id, a
+// Codex call_id) never repeat, so for them the rule never comes into play;
+// SESSION#N repeats only where a session name does, in another project
+// (two models' runs of one task) or from another agent in the same project,
+// where the newest session's N-th call takes it. The same alias in two
+// projects names one entry in each: Resolve with no project is then
+// memex.ErrAmbiguous, listing them, and the project picks one. Lookup is
+// the exact form that ingest uses for its idempotency keys.
+//
 // # Durability
 //
 // One entry is one Pebble batch (metadata, chunk table, last chunks, session
@@ -80,9 +105,15 @@
 // (memex.ErrSchema, with the versions named) instead of misreading it.
 //
 // Version 1 kept every body in chunks, however small, and its metadata as
-// codecJSON (2): JSON holding the hash as "sha256:" and hex. Version 2 reads
-// those records and keys as they are and writes only its own, so a
-// version 1 store needs no migration: a writable Open sets its version to 2
-// (a read-only Open changes nothing), after which a memex that knows only
-// version 1 refuses it rather than misreading the new records.
+// codecJSON (2): JSON holding the hash as "sha256:" and hex. Version 2
+// wrote session and alias keys without their scope: 's' name id and
+// 'a' name id. Version 3 reads the records and keys of both as they are
+// and writes only its own: an unscoped key is told apart by its length
+// (the ID follows the name directly, where a version 3 key has at least
+// one length byte between them), and its project and agent are read from
+// the entry's record. So an older store needs no migration: a writable
+// Open sets its version to 3 (a read-only Open changes nothing), after
+// which a memex that knows only an older version refuses it rather than
+// misreading the new keys. testdata/v2store is a store written by
+// version 2, read by the tests.
 package archive

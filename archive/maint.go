@@ -31,10 +31,14 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 	defer b.Close()
 	_ = b.Delete(idKey(prefixMeta, id), nil)
 	_ = b.Delete(idKey(prefixPending, id), nil)
+	// The keys of either form: a store of schema version 2 wrote them
+	// without their scope.
 	if r.Session != "" {
+		_ = b.Delete(sessionKey(r.SessionRef(), id), nil)
 		_ = b.Delete(nameIDKey(prefixSession, r.Session, id), nil)
 	}
 	for _, a := range r.Aliases {
+		_ = b.Delete(aliasKey(a, r.Project, id), nil)
 		_ = b.Delete(nameIDKey(prefixAlias, a, id), nil)
 	}
 	drop := s.dropBodyRef
@@ -344,7 +348,7 @@ func (st Stats) DedupSaved() int64 { return st.RawBytes - st.UniqueBytes }
 // Stats scans the store's keys (not the bodies) and sums them up.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
-	sessions := map[string]struct{}{}
+	sessions := map[memex.SessionRef]struct{}{}
 	var inline inlineEstimate
 	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, v []byte) error {
 		r, err := decodeRecord(trailingID(k), v)
@@ -355,7 +359,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		st.RawBytes += r.Bytes
 		st.Tokens += r.Tokens
 		if r.Session != "" {
-			sessions[r.Session] = struct{}{}
+			sessions[r.SessionRef()] = struct{}{}
 		}
 		if r.hasInline {
 			st.Bodies++

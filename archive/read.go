@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -10,7 +11,9 @@ import (
 	"fmt"
 	gojson "github.com/goccy/go-json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,9 +82,11 @@ func decodeRecord(id memex.ID, v []byte) (record, error) {
 	return r, nil
 }
 
-// Resolve turns ref (an ID, or an alias) into an ID. An alias that names
-// several entries is memex.ErrAmbiguous, listing them, unless project
-// narrows it to one. A ref naming nothing is memex.ErrNotFound.
+// Resolve turns ref (an ID, or an alias) into an ID. An alias names, in
+// each project, the newest entry written under it (see the package doc);
+// one that names entries in several projects is memex.ErrAmbiguous,
+// listing them, unless project narrows it to one. A ref naming nothing is
+// memex.ErrNotFound.
 func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -95,56 +100,104 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 		}
 		// An ID of nothing may still be someone's alias; fall through.
 	}
-	ids, err := s.aliasIDs(ctx, ref)
+	named, err := s.aliasScopes(ctx, ref)
 	if err != nil {
 		return memex.ID{}, fmt.Errorf("archive: resolve %s: %w", ref, err)
 	}
-	if project != "" && len(ids) > 1 {
-		var in []memex.ID
-		for _, id := range ids {
-			if r, err := s.getRecord(id); err == nil && r.Project == project {
-				in = append(in, id)
-			}
+	if project != "" && len(named) > 1 {
+		id, ok := named[project]
+		if !ok {
+			return memex.ID{}, fmt.Errorf("archive: alias %q names no entry of project %s (it names entries of %s): %w",
+				ref, project, projectList(named), memex.ErrNotFound)
 		}
-		ids = in
+		return id, nil
 	}
-	switch len(ids) {
+	switch len(named) {
 	case 0:
 		return memex.ID{}, fmt.Errorf("archive: %s: %w", ref, memex.ErrNotFound)
 	case 1:
-		return ids[0], nil
-	}
-	names := make([]string, len(ids))
-	projects := map[string]bool{}
-	for i, id := range ids {
-		names[i] = id.String()
-		if r, err := s.getRecord(id); err == nil {
-			projects[r.Project] = true
-			if r.Project != "" {
-				names[i] += " (project " + r.Project + ")"
-			}
+		for _, id := range named {
+			return id, nil
 		}
 	}
-	// A project narrows the alias only when its entries lie in several.
-	hint := "name one of them by its ID"
-	if project == "" && len(projects) > 1 {
-		hint = "narrow it with the project (--project, ?project=) or name one by its ID"
+	projects := slices.Sorted(maps.Keys(named))
+	names := make([]string, len(projects))
+	for i, p := range projects {
+		names[i] = named[p].String() + " (" + projectName(p) + ")"
 	}
-	return memex.ID{}, fmt.Errorf("archive: alias %q names %d entries: %s; %s: %w",
-		ref, len(ids), strings.Join(names, ", "), hint, memex.ErrAmbiguous)
+	return memex.ID{}, fmt.Errorf("archive: alias %q names entries in %d projects: %s; narrow it with the project (--project, ?project=) or name one by its ID: %w",
+		ref, len(named), strings.Join(names, ", "), memex.ErrAmbiguous)
 }
 
-// Aliases returns the IDs an alias names, oldest first.
-func (s *Store) aliasIDs(ctx context.Context, alias string) ([]memex.ID, error) {
-	var ids []memex.ID
+// Lookup returns the newest entry written under alias in project's scope,
+// or memex.ErrNotFound: ingest checks its idempotency keys with it. Unlike
+// Resolve it never answers with another project's entry, except that no
+// project is everyone's: an entry of no project matches any project, and
+// project "" matches entries of every project (a tool call captured by a
+// hook given no working directory, and the same call imported from the
+// transcript with its project, are one record).
+func (s *Store) Lookup(ctx context.Context, alias, project string) (memex.ID, error) {
+	named, err := s.aliasScopes(ctx, alias)
+	if err != nil {
+		return memex.ID{}, fmt.Errorf("archive: lookup %s: %w", alias, err)
+	}
+	var newest memex.ID
+	for p, id := range named {
+		if (project == "" || p == "" || p == project) && id.Compare(newest) > 0 {
+			newest = id
+		}
+	}
+	if newest.IsZero() {
+		return memex.ID{}, fmt.Errorf("archive: lookup %s in %s: %w", alias, projectName(project), memex.ErrNotFound)
+	}
+	return newest, nil
+}
+
+// aliasScopes returns, per project, the newest entry that alias names
+// there. A version 2 key carries no project: its entry's record says.
+func (s *Store) aliasScopes(ctx context.Context, alias string) (map[string]memex.ID, error) {
+	named := map[string]memex.ID{}
 	p := nameKey(prefixAlias, alias)
 	err := s.scanPrefix(ctx, p, func(k, _ []byte) error {
-		if len(k) == len(p)+16 {
-			ids = append(ids, trailingID(k))
+		scope, id, v2, ok := parseScope(k[len(p):], 1)
+		if !ok {
+			return nil
+		}
+		var project string
+		if v2 {
+			r, err := s.getRecord(id)
+			if errors.Is(err, memex.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			project = r.Project
+		} else {
+			project = scope[0]
+		}
+		if old, ok := named[project]; !ok || id.Compare(old) > 0 {
+			named[project] = id
 		}
 		return nil
 	})
-	return ids, err
+	return named, err
+}
+
+// projectName is how listings name a project ("" is no project).
+func projectName(p string) string {
+	if p == "" {
+		return "no project"
+	}
+	return "project " + p
+}
+
+func projectList(named map[string]memex.ID) string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(named)) {
+		out = append(out, projectName(p))
+	}
+	return strings.Join(out, ", ")
 }
 
 // unmarshalRecord decodes a record's JSON. A damaged record must come out
@@ -400,21 +453,17 @@ func (l *lineReader) Read(p []byte) (int, error) {
 
 func (l *lineReader) Close() error { return l.r.Close() }
 
-// Session calls fn with the entries of session in ID (time) order.
-func (s *Store) Session(ctx context.Context, session string, fn func(memex.Entry) error) error {
-	p := nameKey(prefixSession, session)
-	var ids []memex.ID
-	err := s.scanPrefix(ctx, p, func(k, _ []byte) error {
-		if len(k) == len(p)+16 {
-			ids = append(ids, trailingID(k))
-		}
-		return nil
-	})
+// Session calls fn with the entries of the session ref names, in ID
+// (time) order. A session is a name, a project and an agent (see
+// memex.SessionRef); entries of the name that carry no project join the
+// one session of that name that has a project. A ref that names several
+// sessions (a name shared by two projects or two agents, with Project or
+// Agent left empty) is memex.ErrAmbiguous, listing them; one that names
+// none is memex.ErrNotFound.
+func (s *Store) Session(ctx context.Context, ref memex.SessionRef, fn func(memex.Entry) error) error {
+	ids, err := s.sessionEntries(ctx, ref)
 	if err != nil {
-		return fmt.Errorf("archive: session %q: %w", session, err)
-	}
-	if len(ids) == 0 {
-		return fmt.Errorf("archive: session %q: %w", session, memex.ErrNotFound)
+		return err
 	}
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
@@ -422,13 +471,110 @@ func (s *Store) Session(ctx context.Context, session string, fn func(memex.Entry
 		}
 		r, err := s.getRecord(id)
 		if err != nil {
-			return fmt.Errorf("archive: session %q: entry %s: %w", session, id, err)
+			return fmt.Errorf("archive: session %s: entry %s: %w", quoted(ref), id, err)
 		}
 		if err := fn(r.Entry); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sessionEntries returns the IDs of the entries of the session ref names,
+// in order (see Session).
+func (s *Store) sessionEntries(ctx context.Context, ref memex.SessionRef) ([]memex.ID, error) {
+	found := map[memex.SessionRef][]memex.ID{}
+	p := nameKey(prefixSession, ref.Session)
+	err := s.scanPrefix(ctx, p, func(k, _ []byte) error {
+		full, id, ok, err := s.sessionOf(ref.Session, k[len(p):])
+		if err != nil || !ok || (ref.Agent != "" && full.Agent != ref.Agent) ||
+			(ref.Project != "" && full.Project != "" && full.Project != ref.Project) {
+			return err
+		}
+		found[full] = append(found[full], id)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive: session %s: %w", quoted(ref), err)
+	}
+	var scoped, unscoped []memex.SessionRef
+	for r := range found {
+		if r.Project != "" {
+			scoped = append(scoped, r)
+		} else {
+			unscoped = append(unscoped, r)
+		}
+	}
+	var pick []memex.SessionRef
+	switch {
+	case len(scoped) > 1:
+		return nil, ambiguousSession(ref, scoped)
+	case len(scoped) == 1:
+		pick = append(scoped, unscoped...)
+	case len(unscoped) > 1:
+		return nil, ambiguousSession(ref, unscoped)
+	case len(unscoped) == 0:
+		return nil, fmt.Errorf("archive: session %s: %w", quoted(ref), memex.ErrNotFound)
+	default:
+		pick = unscoped
+	}
+	var ids []memex.ID
+	for _, r := range pick {
+		ids = append(ids, found[r]...)
+	}
+	slices.SortFunc(ids, memex.ID.Compare)
+	return ids, nil
+}
+
+// quoted names a ref in an error: the name quoted, then what narrowed it.
+func quoted(ref memex.SessionRef) string {
+	return memex.SessionRef{Session: strconv.Quote(ref.Session), Project: ref.Project, Agent: ref.Agent}.String()
+}
+
+// ambiguousSession is the error of a ref that names several sessions.
+func ambiguousSession(ref memex.SessionRef, refs []memex.SessionRef) error {
+	slices.SortFunc(refs, compareRefs)
+	names := make([]string, len(refs))
+	projects, agents := map[string]bool{}, map[string]bool{}
+	for i, r := range refs {
+		names[i] = fmt.Sprintf("%s (agent %s, %s)", r.Session, cmp.Or(r.Agent, "none"), projectName(r.Project))
+		projects[r.Project], agents[r.Agent] = true, true
+	}
+	var by []string
+	if len(projects) > 1 {
+		by = append(by, "the project (--project)")
+	}
+	if len(agents) > 1 {
+		by = append(by, "the agent (--agent)")
+	}
+	return fmt.Errorf("archive: session %q names %d sessions: %s; narrow it with %s: %w",
+		ref.Session, len(refs), strings.Join(names, ", "), strings.Join(by, " or "), memex.ErrAmbiguous)
+}
+
+func compareRefs(a, b memex.SessionRef) int {
+	return cmp.Or(strings.Compare(a.Session, b.Session), strings.Compare(a.Project, b.Project), strings.Compare(a.Agent, b.Agent))
+}
+
+// sessionOf parses what follows the name in a session key: the full
+// identity of the session and the entry's ID. A version 2 key has no
+// project or agent in it: the entry's record says (ok is false when the
+// record is gone).
+func (s *Store) sessionOf(name string, rest []byte) (memex.SessionRef, memex.ID, bool, error) {
+	scope, id, v2, ok := parseScope(rest, 2)
+	if !ok {
+		return memex.SessionRef{}, id, false, nil
+	}
+	if !v2 {
+		return memex.SessionRef{Session: name, Project: scope[0], Agent: scope[1]}, id, true, nil
+	}
+	r, err := s.getRecord(id)
+	if errors.Is(err, memex.ErrNotFound) {
+		return memex.SessionRef{}, id, false, nil
+	}
+	if err != nil {
+		return memex.SessionRef{}, id, false, err
+	}
+	return memex.SessionRef{Session: name, Project: r.Project, Agent: r.Agent}, id, true, nil
 }
 
 // Scan calls fn with every entry whose ID time lies in [from, to), in ID
@@ -453,40 +599,34 @@ func (s *Store) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entr
 
 // SessionInfo sums up one session.
 type SessionInfo struct {
-	Session string
+	memex.SessionRef
 	Entries int
 }
 
-// Sessions lists every session name with its entry count, sorted by name.
+// Sessions lists every session (one per name, project and agent) with its
+// entry count, sorted by name, then project, then agent. It reads the
+// session keys, not the entries (but for sessions written by a version 2
+// store, whose keys do not say their project and agent).
 func (s *Store) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	counts := map[string]int{}
-	lo := []byte{prefixSession}
-	err := s.scanPrefix(ctx, lo, func(k, _ []byte) error {
-		name, ok := keyName(k)
-		if ok {
-			counts[name]++
+	counts := map[memex.SessionRef]int{}
+	err := s.scanPrefix(ctx, []byte{prefixSession}, func(k, _ []byte) error {
+		name, rest, ok := keyName(k)
+		if !ok {
+			return nil
 		}
-		return nil
+		full, _, ok, err := s.sessionOf(name, rest)
+		if ok {
+			counts[full]++
+		}
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive: sessions: %w", err)
 	}
 	out := make([]SessionInfo, 0, len(counts))
-	for n, c := range counts {
-		out = append(out, SessionInfo{Session: n, Entries: c})
+	for r, c := range counts {
+		out = append(out, SessionInfo{SessionRef: r, Entries: c})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Session < out[j].Session })
+	slices.SortFunc(out, func(a, b SessionInfo) int { return compareRefs(a.SessionRef, b.SessionRef) })
 	return out, nil
-}
-
-// keyName extracts the name of a prefix uvarint(len) name id key.
-func keyName(k []byte) (string, bool) {
-	if len(k) < 2 {
-		return "", false
-	}
-	n, w := uvarint(k[1:])
-	if w <= 0 || 1+w+int(n)+16 != len(k) {
-		return "", false
-	}
-	return string(k[1+w : 1+w+int(n)]), true
 }

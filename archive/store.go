@@ -250,10 +250,10 @@ func (s *Store) checkSchema() error {
 		return nil
 	case n > SchemaVersion:
 		return fmt.Errorf("archive: store schema v%d is newer than this memex understands (v%d): upgrade memex: %w", n, SchemaVersion, memex.ErrSchema)
-	case n == 1:
-		// Version 2 reads every version 1 key as it is. Once this process
-		// may write version 2 records, a memex that knows only version 1
-		// must refuse the store rather than misread them.
+	case n == 1 || n == 2:
+		// This version reads every key of versions 1 and 2 as it is. Once
+		// this process may write its own keys, a memex that knows only an
+		// older version must refuse the store rather than misread them.
 		if s.opts.ReadOnly {
 			return nil
 		}
@@ -263,7 +263,7 @@ func (s *Store) checkSchema() error {
 		s.log.Info("archive: store schema upgraded", "from", n, "to", SchemaVersion)
 		return nil
 	default:
-		return fmt.Errorf("archive: store schema v%d is unknown (this memex reads v1 and v%d): %w", n, SchemaVersion, memex.ErrSchema)
+		return fmt.Errorf("archive: store schema v%d is unknown (this memex reads v1 to v%d): %w", n, SchemaVersion, memex.ErrSchema)
 	}
 }
 

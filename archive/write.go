@@ -220,10 +220,10 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	_ = b.Set(idKey(prefixMeta, e.ID), meta, nil)
 	_ = b.Set(idKey(prefixPending, e.ID), nil, nil)
 	if e.Session != "" {
-		_ = b.Set(nameIDKey(prefixSession, e.Session, e.ID), nil, nil)
+		_ = b.Set(sessionKey(e.SessionRef(), e.ID), nil, nil)
 	}
 	for _, a := range e.Aliases {
-		_ = b.Set(nameIDKey(prefixAlias, a, e.ID), nil, nil)
+		_ = b.Set(aliasKey(a, e.Project, e.ID), nil, nil)
 	}
 	if w.flushed {
 		_ = b.Delete(idKey(prefixProgress, e.ID), nil)

@@ -174,7 +174,8 @@ func (r *Reader) contextEntries(ctx context.Context, opts ContextOptions) ([]mem
 	}
 	switch {
 	case opts.Session != "":
-		if err := r.store.Session(ctx, opts.Session, keep); err != nil {
+		ref := memex.SessionRef{Session: opts.Session, Project: opts.Project}
+		if err := r.store.Session(ctx, ref, keep); err != nil {
 			return nil, fmt.Errorf("deref: context: %w", err)
 		}
 	case opts.Project != "":

@@ -26,9 +26,10 @@ type Store interface {
 	Get(ctx context.Context, id memex.ID) (memex.Entry, error)
 	// Body streams an entry's exact body; the caller closes it.
 	Body(ctx context.Context, id memex.ID) (io.ReadCloser, error)
-	// Session calls fn with a session's entries in ID (time) order;
-	// memex.ErrNotFound for an unknown session.
-	Session(ctx context.Context, session string, fn func(memex.Entry) error) error
+	// Session calls fn with the entries of the session ref names, in ID
+	// (time) order; memex.ErrNotFound for an unknown session,
+	// memex.ErrAmbiguous for a ref that names several.
+	Session(ctx context.Context, ref memex.SessionRef, fn func(memex.Entry) error) error
 	// Scan calls fn with every entry whose ID time lies in [from, to), in
 	// ID order; a zero bound is open.
 	Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error

@@ -80,7 +80,7 @@ func render(e memex.Entry, body string) string {
 // loadSession reads a session's entries and bodies in order.
 func loadSession(ctx context.Context, s *archive.Store, session string) ([]step, error) {
 	var entries []memex.Entry
-	err := s.Session(ctx, session, func(e memex.Entry) error {
+	err := s.Session(ctx, memex.SessionRef{Session: session}, func(e memex.Entry) error {
 		entries = append(entries, e)
 		return nil
 	})
@@ -106,14 +106,7 @@ func projectSessions(ctx context.Context, s *archive.Store, project string) ([]s
 	}
 	var out []string
 	for _, in := range infos {
-		var p string
-		err := s.Session(ctx, in.Session, func(e memex.Entry) error {
-			p = e.Project
-			return io.EOF
-		})
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("eval: session %s: %w", in.Session, err)
-		}
+		p := in.Project
 		if project == "" || p == project || strings.HasPrefix(p, project+"/") {
 			out = append(out, in.Session)
 		}

@@ -62,7 +62,7 @@ func TestArchiveSink(t *testing.T) {
 		t.Errorf("s1#0 -> %v %v", id2, err)
 	}
 	var kinds []memex.Kind
-	if err := store.Session(ctx, "s1", func(e memex.Entry) error { kinds = append(kinds, e.Kind); return nil }); err != nil {
+	if err := store.Session(ctx, memex.SessionRef{Session: "s1"}, func(e memex.Entry) error { kinds = append(kinds, e.Kind); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(kinds) != 8 || kinds[0] != memex.KindMessage || kinds[5] != memex.KindEvent {
@@ -92,7 +92,7 @@ func (d *discard) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex
 	_, err := io.Copy(io.Discard, body)
 	return e, err
 }
-func (d *discard) Resolve(ctx context.Context, ref, project string) (memex.ID, error) {
+func (d *discard) Lookup(ctx context.Context, alias, project string) (memex.ID, error) {
 	return memex.ID{}, memex.ErrNotFound
 }
 func (d *discard) GetState(ctx context.Context, key string) ([]byte, error) {

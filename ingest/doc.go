@@ -21,9 +21,14 @@
 //	jsonl:<session>:<sha>                      generic JSONL line (hash of the line)
 //
 // The Key is stored as an alias of the entry; before adding a record, Run
-// resolves its Key in the sink and skips it when present. Re-ingesting a
-// file, a rewritten file, a fork that copied a transcript, or a Codex
-// rollout compressed to .jsonl.zst therefore adds nothing twice. Each entry
+// looks its Key up in the sink, in the record's project, and skips it when
+// present. Re-ingesting a file, a rewritten file, a fork that copied a
+// transcript, or a Codex rollout compressed to .jsonl.zst therefore adds
+// nothing twice. The same files imported under another project (two
+// models' trajectories of the same tasks, --project model-a and model-b)
+// are new records there: keys, like aliases, are scoped by the project
+// (archive.Store.Lookup). A record of no project (captured by a hook given
+// no working directory) matches the same Key in any project. Each entry
 // also carries the host's record id (tool_use id, call_id, part id) and,
 // for tool calls, SESSION#N (N the 0-based position among the session's
 // tool calls) as aliases.

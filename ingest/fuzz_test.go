@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/memex-archive/memex"
 )
 
 // parseBytes runs format f's parser over data as if read from a file named
@@ -21,7 +23,7 @@ func parseBytes(t *testing.T, f Format, name string, data []byte) {
 		return
 	}
 	sink := newMemSink()
-	r := &runner{sink: sink, opts: opts, rep: rep, projects: map[string]string{}, sessions: map[string]bool{}}
+	r := &runner{sink: sink, opts: opts, rep: rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
 	if err := r.store(context.Background(), src); err != nil {
 		t.Fatalf("store: %v", err)
 	}
@@ -92,7 +94,7 @@ func FuzzOpenCode(f *testing.F) {
 		src := &source{path: "/p/opencode.db", format: OpenCode, opts: &Options{Now: time.Now}, rep: rep, proj: func(c string) string { return c }}
 		emitOpenCodeSession(src, ocSession{ID: "ses_x"}, []ocMessage{m}, map[string][]ocPart{"msg_x": {p}})
 		sink := newMemSink()
-		r := &runner{sink: sink, opts: src.opts, rep: rep, projects: map[string]string{}, sessions: map[string]bool{}}
+		r := &runner{sink: sink, opts: src.opts, rep: rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
 		if err := r.store(context.Background(), src); err != nil {
 			t.Fatal(err)
 		}

@@ -65,12 +65,13 @@ type Record struct {
 }
 
 // Sink is what Run writes to; *archive.Store satisfies it. Add stores body
-// under e and returns the stored metadata; Resolve returns
-// memex.ErrNotFound for a Key never added; GetState returns
-// memex.ErrNotFound for a state never set.
+// under e and returns the stored metadata; Lookup returns the entry that an
+// alias names in one project's scope (project "" included), never another
+// project's, and memex.ErrNotFound for a Key never added there; GetState
+// returns memex.ErrNotFound for a state never set.
 type Sink interface {
 	Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error)
-	Resolve(ctx context.Context, ref, project string) (memex.ID, error)
+	Lookup(ctx context.Context, alias, project string) (memex.ID, error)
 	GetState(ctx context.Context, key string) ([]byte, error)
 	SetState(ctx context.Context, key string, value []byte) error
 }
@@ -239,7 +240,7 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 		opts.SettleAfter = time.Hour
 	}
 	if opts.Format == Git || opts.Format == GitHub {
-		r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[string]bool{}}
+		r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
 		run := runGit
 		if opts.Format == GitHub {
 			run = runGitHub
@@ -267,7 +268,7 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	if opts.Progress != nil {
 		opts.Progress(prog)
 	}
-	r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[string]bool{}}
+	r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("ingest: %w", err)
@@ -311,7 +312,7 @@ type runner struct {
 	opts     *Options
 	rep      *Report
 	projects map[string]string // cwd -> project
-	sessions map[string]bool
+	sessions map[memex.SessionRef]bool
 }
 
 // source is what a parser reads: the file's bytes from the resume point,
@@ -572,16 +573,19 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			e.Created = time.Time{}
 		}
 		if e.Session != "" {
-			r.sessions[e.Agent+"\x00"+e.Session] = true
+			r.sessions[e.SessionRef()] = true
 		}
 		if rec.Key != "" {
-			_, err := r.sink.Resolve(ctx, rec.Key, "")
+			// A Key is scoped by the project: the same trajectories
+			// imported under two projects (two models run on the same
+			// tasks) are two sets of entries.
+			_, err := r.sink.Lookup(ctx, rec.Key, e.Project)
 			switch {
-			case err == nil || errors.Is(err, memex.ErrAmbiguous):
+			case err == nil:
 				r.rep.Present++
 				continue
 			case !errors.Is(err, memex.ErrNotFound):
-				return fmt.Errorf("ingest: resolve %s: %w: %w", rec.Key, err, errSink)
+				return fmt.Errorf("ingest: look up %s: %w: %w", rec.Key, err, errSink)
 			}
 			e.Aliases = append([]string{rec.Key}, e.Aliases...)
 		}

@@ -56,17 +56,20 @@ func (m *memSink) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex
 	return e, nil
 }
 
-func (m *memSink) Resolve(ctx context.Context, ref, project string) (memex.ID, error) {
+// Lookup is the archive's: the newest entry of project written under
+// alias.
+func (m *memSink) Lookup(ctx context.Context, alias, project string) (memex.ID, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ids := m.aliases[ref]
-	switch len(ids) {
-	case 0:
-		return memex.ID{}, fmt.Errorf("%s: %w", ref, memex.ErrNotFound)
-	case 1:
-		return ids[0], nil
+	for i := len(m.aliases[alias]) - 1; i >= 0; i-- {
+		id := m.aliases[alias][i]
+		for _, e := range m.entries {
+			if e.ID == id && (project == "" || e.Project == "" || e.Project == project) {
+				return id, nil
+			}
+		}
 	}
-	return memex.ID{}, fmt.Errorf("%s: %w", ref, memex.ErrAmbiguous)
+	return memex.ID{}, fmt.Errorf("%s: %w", alias, memex.ErrNotFound)
 }
 
 func (m *memSink) GetState(ctx context.Context, key string) ([]byte, error) {

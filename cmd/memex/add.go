@@ -26,6 +26,11 @@ func (a *app) addCommand() *cobra.Command {
 with the metadata given by flags. Prints the new entry's ID. An empty FILE or stdin
 archives an empty entry (as "content": "" does over HTTP and in a JSONL line).
 
+An alias names one entry in its project: adding another entry under an alias already
+used in the project moves the alias to the new entry (show ALIAS then gives the new
+one); the older entry keeps its ID, by which it can still be read. The same alias in
+two projects names one entry in each, and --project picks one.
+
 ` + redact.Rule,
 		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
   memex add --kind note --alias ctx_auth_001 notes.md
@@ -46,7 +51,7 @@ archives an empty entry (as "content": "" does over HTTP and in a JSONL line).
 	f.StringVar(&o.tool, "tool", "", "tool name (bash, read, grep, ...)")
 	f.StringVar(&o.input, "input", "", "the command or tool arguments that produced the content")
 	f.StringVar(&o.summary, "summary", "", "your own one-line summary, kept beside the derived one")
-	f.StringArrayVar(&o.aliases, "alias", nil, "another name for the entry (repeatable)")
+	f.StringArrayVar(&o.aliases, "alias", nil, "another name for the entry (repeatable); a name already used in the project moves to this entry")
 	f.IntVar(&o.exit, "exit", 0, "exit status of the command, when known")
 	f.BoolVar(&o.json, "json", false, `print {"id","summary","tokens","bytes"} as JSON`)
 	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")

@@ -31,7 +31,9 @@ project. Asks for confirmation on a terminal; elsewhere --yes is required.`,
   memex forget --session 4e27c414-a885-46a0-b5c8-d58e1417377d --yes`,
 		RunE: func(c *cobra.Command, args []string) error {
 			n := 0
-			for _, set := range []bool{len(args) > 0, o.session != "", o.project != ""} {
+			// --project alone forgets a project; with --session it
+			// narrows the session's name, as it does for replay.
+			for _, set := range []bool{len(args) > 0, o.session != "", o.project != "" && o.session == ""} {
 				if set {
 					n++
 				}
@@ -44,7 +46,7 @@ project. Asks for confirmation on a terminal; elsewhere --yes is required.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.session, "session", "", "forget every entry of this session")
-	f.Var(projectValue{&o.project}, "project", "forget every entry of this project")
+	f.Var(projectValue{&o.project}, "project", "forget every entry of this project (with --session: of that session in this project)")
 	f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
 	f.BoolVar(&o.json, "json", false, `print {"forgotten":N} as JSON`)
 	return c
@@ -67,7 +69,8 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 			ids = append(ids, id)
 		}
 	case o.session != "":
-		err = s.Session(ctx, o.session, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
+		ref := memex.SessionRef{Session: o.session, Project: o.project}
+		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
 	default:
 		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
 			if e.Project == o.project {

@@ -140,8 +140,8 @@ func (l lockedStore) Lines(ctx context.Context, id memex.ID, from, to int64) (io
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
-func (l lockedStore) Session(ctx context.Context, session string, fn func(memex.Entry) error) error {
-	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Session(ctx, session, add) })
+func (l lockedStore) Session(ctx context.Context, ref memex.SessionRef, fn func(memex.Entry) error) error {
+	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Session(ctx, ref, add) })
 }
 
 func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error {

@@ -785,6 +785,11 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 	if full {
 		q.Set("content", "1")
 	}
+	for _, name := range []string{"project", "agent"} {
+		if v, _ := f.GetString(name); v != "" {
+			q.Set(name, v)
+		}
+	}
 	var res struct {
 		Entries []api.EntryJSON `json:"entries"`
 	}

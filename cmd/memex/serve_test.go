@@ -525,9 +525,9 @@ func TestServeIngestMatchesLocal(t *testing.T) {
 	rollout := ingestFixture("codex", codexRolloutName)
 	commands := [][]string{
 		{"ingest", "claude-code", "claude"},
-		{"ingest", "claude-code", "./claude", "--json"},                      // unchanged
-		{"ingest", "claude-code", "./claude", "--full", "--project", "acme"}, // read again, nothing new
-		{"ingest", "codex", "empty"},                                         // no file: exit 1
+		{"ingest", "claude-code", "./claude", "--json"}, // unchanged
+		{"ingest", "claude-code", "./claude", "--full"}, // read again, nothing new
+		{"ingest", "codex", "empty"},                    // no file: exit 1
 		{"ingest", "codex", "./missing", "empty", "--json"},
 		{"ingest", "jsonl", "gemini.json"}, // more than 20 problems, nothing imported
 		{"ingest", "jsonl", ingestFixture("jsonl"), "gemini.json", "-q"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -32,15 +33,16 @@ func isCompaction(e memex.Entry) bool {
 // agent ("" is any), oldest first. memex sessions prints it, and a
 // running server answers GET /v1/sessions with it (catalog, in serve.go).
 func collectSessions(ctx context.Context, s *archive.Store, project, agent string) ([]api.SessionInfo, error) {
-	by := map[string]*api.SessionInfo{}
+	// A session is its name, project and agent together (memex.SessionRef).
+	by := map[memex.SessionRef]*api.SessionInfo{}
 	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
 		if e.Session == "" || (project != "" && e.Project != project) || (agent != "" && e.Agent != agent) {
 			return nil
 		}
-		si := by[e.Session]
+		si := by[e.SessionRef()]
 		if si == nil {
 			si = &api.SessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
-			by[e.Session] = si
+			by[e.SessionRef()] = si
 		}
 		si.Entries++
 		si.Tokens += e.Tokens
@@ -69,7 +71,8 @@ func collectSessions(ctx context.Context, s *archive.Store, project, agent strin
 		if !out[i].Start.Equal(out[j].Start) {
 			return out[i].Start.Before(out[j].Start)
 		}
-		return out[i].Session < out[j].Session
+		return cmp.Or(strings.Compare(out[i].Session, out[j].Session), strings.Compare(out[i].Project, out[j].Project),
+			strings.Compare(out[i].Agent, out[j].Agent)) < 0
 	})
 	return out, nil
 }
@@ -135,12 +138,16 @@ type replayStep struct {
 
 func (a *app) replayCommand() *cobra.Command {
 	var full, asJSON bool
+	var ref memex.SessionRef
 	c := &cobra.Command{
-		Use:   "replay SESSION [--full] [--json]",
+		Use:   "replay SESSION [--project P] [--agent A] [--full] [--json]",
 		Short: "Walk a session step by step",
 		Long: `Replay a session in order: time, kind, tool, summary and ID of each step, with the
 points where the agent's context was compacted marked. --full prints each entry's
-exact content under its line. On a terminal the output goes through $PAGER (less).`,
+exact content under its line. On a terminal the output goes through $PAGER (less).
+A session is its name, project and agent together: a name that several sessions share
+(one task run by two models, imported under two projects) is an error listing them,
+and --project or --agent picks one.`,
 		Example: `  memex replay 5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b
   memex replay django__django-10097 --full
   memex replay 5f0c2a91 --json | jq '.[] | select(.kind=="tool")'`,
@@ -152,7 +159,8 @@ exact content under its line. On a terminal the output goes through $PAGER (less
 				return err
 			}
 			var steps []replayStep
-			err = s.Session(ctx, args[0], func(e memex.Entry) error {
+			ref.Session = args[0]
+			err = s.Session(ctx, ref, func(e memex.Entry) error {
 				var content *string
 				if full {
 					b, err := s.ReadAll(ctx, e.ID)
@@ -171,6 +179,8 @@ exact content under its line. On a terminal the output goes through $PAGER (less
 			return a.printReplay(steps, asJSON)
 		},
 	}
+	c.Flags().Var(projectValue{&ref.Project}, "project", "the session of this project, when several share its name")
+	c.Flags().StringVar(&ref.Agent, "agent", "", "the session of this agent, when several share its name")
 	c.Flags().BoolVar(&full, "full", false, "print each entry's content")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the steps as JSON")
 	return c

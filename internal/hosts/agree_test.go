@@ -24,7 +24,7 @@ func (s *recordSink) Add(_ context.Context, e memex.Entry, body io.Reader) (meme
 	}
 	return e, nil
 }
-func (s *recordSink) Resolve(context.Context, string, string) (memex.ID, error) {
+func (s *recordSink) Lookup(context.Context, string, string) (memex.ID, error) {
 	return memex.ID{}, memex.ErrNotFound
 }
 func (s *recordSink) GetState(context.Context, string) ([]byte, error) { return nil, memex.ErrNotFound }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/hosts"
@@ -27,16 +29,23 @@ import the transcript before a compaction, inject the IndexedSummary after it) a
 memex MCP server (memex_search, memex_read, memex_compress, memex_context).
 
 `+hosts.Layout+`
-Existing files are merged, not replaced; a changed file is backed up first; running it
-again changes nothing. --dry-run prints the changes without writing.`,
+The commands written run this memex binary by its absolute path (--bin another; install
+checks that it runs), with --home when the store is not the default one, so that the
+agent's hooks archive where you read. Existing files are merged, not replaced; a
+changed file is first copied to FILE.memex-backup-TIME (never over an earlier backup);
+a symlinked file stays a link and its target is written; running it again changes
+nothing. --dry-run prints the changes without writing.`,
 		`  memex install claude-code
   memex install codex --scope project --dry-run`)
 }
 
 func (a *app) uninstallCommand() *cobra.Command {
 	return a.installLike("uninstall", `Remove what memex install added to a host's configuration: the memex hook handlers
-and the memex MCP server entry. Everything else stays as it is; a changed file is backed
-up first.`, `  memex uninstall claude-code
+and the memex MCP server entry, whatever binary and home they name. Everything else
+stays as it is; a changed file is backed up first. With the home install was run with
+(it keeps a record there, installs.json), a file install created is removed when
+nothing else is in it, and a file nobody changed since install gets back your original
+bytes.`, `  memex uninstall claude-code
   memex uninstall opencode --scope project`)
 }
 
@@ -49,30 +58,44 @@ func (a *app) installLike(verb, long, example string) *cobra.Command {
 		Example: example,
 		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.runInstall(o, verb, args[0])
+			return a.runInstall(c.Context(), o, verb, args[0])
 		},
 	}
 	c.Flags().StringVar(&o.scope, "scope", "user", "user (your home) or project (the current directory)")
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the changes without writing them")
-	c.Flags().StringVar(&o.bin, "bin", "memex", "the memex command the host runs")
+	c.Flags().StringVar(&o.bin, "bin", "", "absolute path of the memex binary the host runs (default: this one)")
 	return c
 }
 
-func (a *app) runInstall(o installOptions, verb, host string) error {
+func (a *app) runInstall(ctx context.Context, o installOptions, verb, host string) error {
 	if o.scope != "user" && o.scope != "project" {
 		return usagef("--scope %q: want user or project", o.scope)
 	}
 	if !hosts.Known(host) {
 		return usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
 	}
-	changes, err := hosts.Plan(host, hosts.Options{Project: o.scope == "project", Bin: o.bin}, verb == "uninstall")
+	uninstall := verb == "uninstall"
+	if o.bin == "" && !uninstall {
+		bin, err := hosts.DefaultBin()
+		if err != nil {
+			return err
+		}
+		o.bin = bin
+	}
+	if !uninstall {
+		if err := hosts.CheckBin(ctx, o.bin); err != nil {
+			return err
+		}
+	}
+	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: a.installedHome(),
+		Manifest: filepath.Join(a.home, "installs.json")}
+	changes, err := hosts.Plan(host, opts, uninstall)
 	if err != nil {
 		if errors.Is(err, memex.ErrInvalid) {
 			return err
 		}
 		return fmt.Errorf("%s %s: %w", verb, host, err)
 	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for _, c := range changes {
 		switch {
 		case !c.Changed():
@@ -80,16 +103,31 @@ func (a *app) runInstall(o installOptions, verb, host string) error {
 		case o.dryRun:
 			hosts.Diff(a.stdout, c, verb)
 		default:
-			backup, err := hosts.Apply(c, stamp)
+			backup, err := hosts.Apply(c)
 			if err != nil {
 				return err
 			}
-			if backup != "" {
+			switch {
+			case c.Remove:
+				fmt.Fprintf(a.stdout, "%s: removed (memex created it)\n", c.Path)
+			case c.Restored != "":
+				fmt.Fprintf(a.stdout, "%s: restored as it was before memex install (from %s; backup in %s)\n", c.Path, c.Restored, backup)
+			case backup != "":
 				fmt.Fprintf(a.stdout, "%s: updated (backup in %s)\n", c.Path, backup)
-			} else {
+			default:
 				fmt.Fprintf(a.stdout, "%s: created\n", c.Path)
 			}
 		}
 	}
 	return nil
+}
+
+// installedHome is the --home the installed commands carry: the home this
+// command runs with, or "" when that is the default one (so that the
+// commands keep following MEMEX_HOME's default).
+func (a *app) installedHome() string {
+	if dir, err := os.UserHomeDir(); err == nil && filepath.Clean(a.home) == filepath.Join(dir, ".memex") {
+		return ""
+	}
+	return a.home
 }

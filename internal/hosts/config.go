@@ -37,13 +37,21 @@ func Known(name string) bool {
 
 // Options says where and for what memex is installed. The zero value
 // installs the user-scope configuration in the user's home directory,
-// with "memex" (found on PATH) as the command.
+// with "memex" (found on PATH) as the command and the default memex home.
 type Options struct {
 	// Project selects the project's configuration files (under Dir)
 	// instead of the user's.
 	Project bool
-	// Bin is the memex command the host runs; "" is "memex".
+	// Bin is the memex binary the host runs (see CheckBin); "" is
+	// "memex".
 	Bin string
+	// Home is the memex home the installed commands use (--home), ""
+	// for the default one.
+	Home string
+	// Manifest is the file where install records what it created and the
+	// user's own originals, so that uninstall can remove the one and
+	// restore the other; "" keeps no record.
+	Manifest string
 	// UserHome replaces the user's home directory; "" is os.UserHomeDir.
 	UserHome string
 	// Dir is the project directory; "" is the working directory.
@@ -79,14 +87,27 @@ func (o *Options) fill() error {
 // Change is one configuration file's change: its content before (nil for a
 // file that does not exist) and after.
 type Change struct {
+	Host    string
 	Path    string
 	Old     []byte
 	New     []byte
 	Existed bool
+	// Remove deletes the file: uninstall of a file install created, that
+	// holds nothing else.
+	Remove bool
+	// Restored is the backup whose bytes New is: uninstall of a file
+	// nobody changed since install gives back the user's own original.
+	Restored string
+
+	uninstall bool
+	manifest  string
 }
 
 // Changed reports whether applying c writes anything.
 func (c Change) Changed() bool {
+	if c.Remove {
+		return c.Existed
+	}
 	return !bytes.Equal(c.Old, c.New) && (c.Existed || len(c.New) > 0)
 }
 
@@ -127,11 +148,20 @@ type edit struct {
 // anything. An unknown host is memex.ErrInvalid; a file that is not what
 // the host reads (invalid JSON, a key of another shape) is
 // memex.ErrInvalid with the file's path and what to fix.
+//
+// Uninstall removes memex's handlers and server entries whatever binary
+// and home they name. With a manifest, a file install created is removed
+// when nothing else is left in it, and a file nobody changed since install
+// gets the user's original bytes back.
 func Plan(host string, o Options, remove bool) ([]Change, error) {
 	if err := o.fill(); err != nil {
 		return nil, err
 	}
 	edits, err := hostEdits(host, o, remove)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readManifest(o.Manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +171,31 @@ func Plan(host string, o Options, remove bool) ([]Change, error) {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		c := Change{Path: e.path, Old: old, Existed: err == nil}
+		c := Change{Host: host, Path: e.path, Old: old, Existed: err == nil, uninstall: remove, manifest: o.Manifest}
 		if c.New, err = e.fn(old); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.path, err)
+		}
+		if rec, ok := m.Files[e.path]; ok && remove && c.Existed {
+			untouched := rec.Written == digest(old)
+			switch {
+			case rec.Created && (untouched || emptyConfig(c.New)):
+				c.Remove = true
+			case untouched && rec.Original != "":
+				if orig, err := os.ReadFile(rec.Original); err == nil {
+					c.New, c.Restored = orig, rec.Original
+				}
+			}
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// emptyConfig reports whether b holds no configuration: nothing, blank
+// lines, or an empty JSON object.
+func emptyConfig(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) == 0 || string(t) == "{}"
 }
 
 // hostEdits lists the files a host's install touches.
@@ -165,10 +213,11 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 		if d := o.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 			dir, mcpFile = d, filepath.Join(d, ".claude.json")
 		}
-		server := newObject("type", "stdio", "command", o.Bin, "args", []any{"mcp"})
+		argv := o.argv("mcp")
+		server := newObject("type", "stdio", "command", argv[0], "args", anys(argv[1:]))
 		return []edit{
 			{pick(filepath.Join(dir, "settings.json"), filepath.Join(o.Dir, ".claude", "settings.json")),
-				jsonEdit(func(root *object) error { return editHooks(root, o.Bin, "claude-code", claudeHooks, remove) })},
+				jsonEdit(func(root *object) error { return editHooks(root, &o, "claude-code", claudeHooks, remove) })},
 			{pick(mcpFile, filepath.Join(o.Dir, ".mcp.json")),
 				jsonEdit(func(root *object) error { return editServer(root, "mcpServers", server, remove) })},
 		}, nil
@@ -178,15 +227,15 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 			dir = filepath.Join(o.Dir, ".codex")
 		}
 		return []edit{
-			{filepath.Join(dir, "hooks.json"), jsonEdit(func(root *object) error { return editHooks(root, o.Bin, "codex", codexHooks, remove) })},
-			{filepath.Join(dir, "config.toml"), tomlEdit(o.Bin, remove)},
+			{filepath.Join(dir, "hooks.json"), jsonEdit(func(root *object) error { return editHooks(root, &o, "codex", codexHooks, remove) })},
+			{filepath.Join(dir, "config.toml"), tomlEdit(&o, remove)},
 		}, nil
 	case "opencode":
 		cfg := filepath.Join(o.UserHome, ".config")
 		if d := o.Getenv("XDG_CONFIG_HOME"); d != "" {
 			cfg = d
 		}
-		server := newObject("type", "local", "command", []any{o.Bin, "mcp"}, "enabled", true)
+		server := newObject("type", "local", "command", anys(o.argv("mcp")), "enabled", true)
 		return []edit{
 			{pick(filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(o.Dir, "opencode.json")),
 				jsonEdit(func(root *object) error { return editServer(root, "mcp", server, remove) })},
@@ -227,17 +276,67 @@ func jsonEdit(fn func(*object) error) func([]byte) ([]byte, error) {
 	}
 }
 
-func hookCommandLine(bin, host, event string) string {
-	return bin + " hook " + host + " " + event
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
-// isMemexHook reports whether a handler command is one install adds.
-func isMemexHook(cmd, bin, host string) bool {
-	return strings.HasPrefix(cmd, bin+" hook "+host+" ")
+// memexHandlers calls fn for every handler under hooks.EVENT that is one
+// install writes for host; fn returns false to drop the handler. It
+// reports whether any handler was dropped.
+func memexHandlers(hooks *object, event, host string, fn func(h *object, c Command) bool) bool {
+	groups, ok := hooks.get(event).([]any)
+	if !ok {
+		return false
+	}
+	var kept []any
+	dropped := false
+	for _, g := range groups {
+		gobj, ok := g.(*object)
+		hs, ok2 := gobj.getArr("hooks")
+		if !ok || !ok2 {
+			kept = append(kept, g)
+			continue
+		}
+		keepH := []any{}
+		for _, h := range hs {
+			if hobj, ok := h.(*object); ok {
+				line, _ := hobj.get("command").(string)
+				if c, ev, ok := hookCommand(line, host); ok && ev == event && !fn(hobj, c) {
+					continue
+				}
+			}
+			keepH = append(keepH, h)
+		}
+		if len(keepH) == len(hs) {
+			kept = append(kept, g)
+			continue
+		}
+		dropped = true
+		if len(keepH) == 0 {
+			continue // the group held only memex's handler
+		}
+		gobj.set("hooks", keepH)
+		kept = append(kept, g)
+	}
+	if dropped {
+		if len(kept) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, kept)
+		}
+	}
+	return dropped
 }
 
-// editHooks adds (or removes) the memex handlers under root.hooks.
-func editHooks(root *object, bin, host string, specs []hookSpec, remove bool) error {
+// editHooks adds (or removes) the memex handlers under root.hooks. A
+// memex handler that runs another binary or home than o's (an earlier
+// install) is updated in place; uninstall removes memex's handlers
+// whatever they run.
+func editHooks(root *object, o *Options, host string, specs []hookSpec, remove bool) error {
 	hooks, ok := root.get("hooks").(*object)
 	if !ok && root.get("hooks") != nil {
 		return notShaped("hooks", "an object")
@@ -247,47 +346,7 @@ func editHooks(root *object, bin, host string, specs []hookSpec, remove bool) er
 			return nil
 		}
 		for _, ev := range append([]string(nil), hooks.keys...) {
-			groups, ok := hooks.get(ev).([]any)
-			if !ok {
-				continue
-			}
-			var kept []any
-			changed := false
-			for _, g := range groups {
-				gobj, ok := g.(*object)
-				hs, ok2 := gobj.getArr("hooks")
-				if !ok || !ok2 {
-					kept = append(kept, g)
-					continue
-				}
-				keepH := []any{}
-				for _, h := range hs {
-					if hobj, ok := h.(*object); ok {
-						if cmd, _ := hobj.get("command").(string); isMemexHook(cmd, bin, host) {
-							continue
-						}
-					}
-					keepH = append(keepH, h)
-				}
-				if len(keepH) == len(hs) {
-					kept = append(kept, g)
-					continue
-				}
-				changed = true
-				if len(keepH) == 0 {
-					continue // the group held only memex's handler
-				}
-				gobj.set("hooks", keepH)
-				kept = append(kept, g)
-			}
-			if !changed {
-				continue
-			}
-			if len(kept) == 0 {
-				hooks.del(ev)
-			} else {
-				hooks.set(ev, kept)
-			}
+			memexHandlers(hooks, ev, host, func(*object, Command) bool { return false })
 		}
 		if len(hooks.keys) == 0 {
 			root.del("hooks")
@@ -299,22 +358,19 @@ func editHooks(root *object, bin, host string, specs []hookSpec, remove bool) er
 		root.set("hooks", hooks)
 	}
 	for _, sp := range specs {
-		cmd := hookCommandLine(bin, host, sp.event)
+		cmd := shellJoin(o.argv("hook", host, sp.event))
 		groups, ok := hooks.get(sp.event).([]any)
 		if !ok && hooks.get(sp.event) != nil {
 			return notShaped("hooks."+sp.event, "a list")
 		}
 		present := false
-		for _, g := range groups {
-			if gobj, ok := g.(*object); ok {
-				hs, _ := gobj.getArr("hooks")
-				for _, h := range hs {
-					if hobj, ok := h.(*object); ok && hobj.get("command") == cmd {
-						present = true
-					}
-				}
+		memexHandlers(hooks, sp.event, host, func(h *object, _ Command) bool {
+			if !present && h.get("command") != cmd {
+				h.set("command", cmd)
 			}
-		}
+			present = true
+			return true
+		})
 		if present {
 			continue
 		}
@@ -338,18 +394,45 @@ func notShaped(key, want string) error {
 	return fmt.Errorf("%q is not %s; fix it by hand, then run again: %w", key, want, memex.ErrInvalid)
 }
 
+// serverCommand reads the command line of an MCP server entry: Claude
+// Code's command string with its args, or OpenCode's command array.
+func serverCommand(server *object) []string {
+	var argv []string
+	switch c := server.get("command").(type) {
+	case string:
+		argv = append(argv, c)
+		args, _ := server.getArr("args")
+		for _, a := range args {
+			s, ok := a.(string)
+			if !ok {
+				return nil
+			}
+			argv = append(argv, s)
+		}
+	case []any:
+		for _, a := range c {
+			s, ok := a.(string)
+			if !ok {
+				return nil
+			}
+			argv = append(argv, s)
+		}
+	}
+	return argv
+}
+
 // editServer adds (or removes) root[key].memex = server. An entry named
-// memex that is not install's own is left alone.
+// memex that install wrote (its command is BIN [--home DIR] mcp) is
+// updated to server; one of another shape is the user's and left alone.
 func editServer(root *object, key string, server *object, remove bool) error {
 	servers, ok := root.get(key).(*object)
 	if !ok && root.get(key) != nil {
 		return notShaped(key, "an object")
 	}
+	cur, _ := servers.get("memex").(*object)
+	_, ours := mcpCommand(serverCommand(cur))
 	if remove {
-		if servers == nil {
-			return nil
-		}
-		if cur, ok := servers.get("memex").(*object); ok && bytes.Equal(encodeOrdered(cur), encodeOrdered(server)) {
+		if servers != nil && cur != nil && ours {
 			servers.del("memex")
 			if len(servers.keys) == 0 {
 				root.del(key)
@@ -363,6 +446,11 @@ func editServer(root *object, key string, server *object, remove bool) error {
 	}
 	if _, present := servers.m["memex"]; !present {
 		servers.set("memex", server)
+	} else if ours {
+		// Keep what the user added to the entry (env, timeouts).
+		for _, k := range server.keys {
+			cur.set(k, server.m[k])
+		}
 	}
 	return nil
 }

@@ -48,11 +48,11 @@ func TestOrderedJSONRoundTrip(t *testing.T) {
 
 func TestTomlEditKeepsUserNotify(t *testing.T) {
 	orig := "notify = [\"my-notifier\"]\n[mcp_servers.memex]\ncommand = \"/opt/memex\"\n"
-	got, err := tomlEdit("memex", false)([]byte(orig))
+	got, err := tomlEdit(&Options{Bin: "memex"}, false)([]byte(orig))
 	if err != nil || string(got) != orig {
 		t.Fatalf("install over the user's own notify and server: %q %v", got, err)
 	}
-	back, err := tomlEdit("memex", true)(got)
+	back, err := tomlEdit(&Options{Bin: "memex"}, true)(got)
 	if err != nil || string(back) != orig {
 		t.Fatalf("uninstall removed the user's entries: %q %v", back, err)
 	}
@@ -74,7 +74,9 @@ func FuzzInstallRoundTrip(f *testing.F) {
 			return
 		}
 		for _, edit := range []func(*object, bool) error{
-			func(r *object, rm bool) error { return editHooks(r, "memex", "claude-code", claudeHooks, rm) },
+			func(r *object, rm bool) error {
+				return editHooks(r, &Options{Bin: "memex"}, "claude-code", claudeHooks, rm)
+			},
 			func(r *object, rm bool) error {
 				return editServer(r, "mcpServers", newObject("command", "memex", "args", []any{"mcp"}), rm)
 			},

@@ -1,46 +1,170 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// Apply writes c (a changed file) atomically. A file that existed is first
-// copied to PATH.memex-backup-STAMP, whose path is returned.
-func Apply(c Change, stamp string) (backup string, err error) {
+// Apply writes c (a changed file). A file that existed is first copied to
+// PATH.memex-backup-STAMP (STAMP the UTC time to the nanosecond; a number
+// is added rather than overwrite an existing backup), whose path is
+// returned. A symlink stays a symlink: the file it points to is written.
+// The new content replaces the old atomically (a crash leaves one or the
+// other). With a manifest, what was created and the user's original are
+// recorded for uninstall.
+func Apply(c Change) (backup string, err error) {
+	target, err := resolveLink(c.Path)
+	if err != nil {
+		return "", err
+	}
 	mode := os.FileMode(0o644)
 	if c.Existed {
-		if fi, err := os.Stat(c.Path); err == nil {
+		if fi, err := os.Stat(target); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		backup = c.Path + ".memex-backup-" + stamp
-		if err := os.WriteFile(backup, c.Old, mode); err != nil {
+		if !c.Remove {
+			if backup, err = writeBackup(c.Path, c.Old, mode); err != nil {
+				return "", err
+			}
+		}
+	}
+	if c.Remove {
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return "", err
+		}
+		if err := writeFileAtomic(target, c.New, mode); err != nil {
 			return "", err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
-		return "", err
+	return backup, c.record(backup)
+}
+
+// record updates the manifest after c was applied.
+func (c Change) record(backup string) error {
+	if c.manifest == "" {
+		return nil
 	}
-	if err := writeFileAtomic(c.Path, c.New, mode); err != nil {
-		return "", err
+	m, err := readManifest(c.manifest)
+	if err != nil {
+		return err
 	}
-	return backup, nil
+	if c.uninstall {
+		if _, ok := m.Files[c.Path]; !ok {
+			return nil
+		}
+		delete(m.Files, c.Path)
+	} else {
+		rec, ok := m.Files[c.Path]
+		if !ok {
+			rec = fileRecord{Host: c.Host, Created: !c.Existed, Original: backup}
+		}
+		rec.Written = digest(c.New)
+		m.Files[c.Path] = rec
+	}
+	return m.write(c.manifest)
+}
+
+// resolveLink is the file a path names, following symlinks, so that a
+// configuration file a dotfile manager links stays linked. A dangling
+// link names the file it would point to.
+func resolveLink(p string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = dest
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+}
+
+// writeBackup writes b to a new PATH.memex-backup-STAMP file, never over
+// an existing one.
+func writeBackup(path string, b []byte, mode os.FileMode) (string, error) {
+	base := path + ".memex-backup-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+	name := base
+	for i := 1; ; i++ {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			name = base + "-" + strconv.Itoa(i)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = syncDir(filepath.Dir(name))
+		}
+		return name, err
+	}
 }
 
 func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
-	tmp := path + ".memex-tmp"
-	if err := os.WriteFile(tmp, b, mode); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".memex-tmp-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	d.Sync() // not every file system syncs a directory; the rename is done
+	return nil
 }
 
 // Diff prints a minimal line diff of c ("-", "+", " " prefixes) under a
 // header naming the file.
 func Diff(w io.Writer, c Change, verb string) {
+	if c.Remove {
+		fmt.Fprintf(w, "--- %s\n+++ /dev/null (memex %s removes the file it created)\n", c.Path, verb)
+		lineDiff(w, string(c.Old), "")
+		return
+	}
 	fmt.Fprintf(w, "--- %s\n+++ %s (after memex %s)\n", c.Path, c.Path, verb)
 	lineDiff(w, string(c.Old), string(c.New))
 }

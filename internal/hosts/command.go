@@ -1,0 +1,218 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+)
+
+// Command is a memex command line found in a host's configuration: the
+// binary it runs, the memex home it names ("" for the default) and the
+// rest of its arguments.
+type Command struct {
+	Bin  string   `json:"bin"`
+	Home string   `json:"home,omitempty"`
+	Args []string `json:"args"`
+}
+
+// argv is the command line memex install writes to run args.
+func (o *Options) argv(args ...string) []string {
+	out := []string{o.Bin}
+	if o.Home != "" {
+		out = append(out, "--home", o.Home)
+	}
+	return append(out, args...)
+}
+
+// parseArgv reads a memex command line: the binary, then an optional
+// --home DIR (or --home=DIR), then the rest. ok is false for an empty one.
+func parseArgv(words []string) (Command, bool) {
+	if len(words) == 0 {
+		return Command{}, false
+	}
+	c := Command{Bin: words[0]}
+	rest := words[1:]
+	for len(rest) > 0 {
+		switch {
+		case rest[0] == "--home" && len(rest) > 1:
+			c.Home, rest = rest[1], rest[2:]
+			continue
+		case strings.HasPrefix(rest[0], "--home="):
+			c.Home, rest = strings.TrimPrefix(rest[0], "--home="), rest[1:]
+			continue
+		}
+		break
+	}
+	c.Args = rest
+	return c, true
+}
+
+// hookCommand recognises a hook handler install writes for host:
+// BIN [--home DIR] hook HOST EVENT, whatever the binary and home.
+func hookCommand(line, host string) (Command, string, bool) {
+	words, err := shellSplit(line)
+	if err != nil {
+		return Command{}, "", false
+	}
+	c, ok := parseArgv(words)
+	if !ok || len(c.Args) != 3 || c.Args[0] != "hook" || c.Args[1] != host {
+		return Command{}, "", false
+	}
+	return c, c.Args[2], true
+}
+
+// mcpCommand recognises the MCP server command install writes:
+// BIN [--home DIR] mcp.
+func mcpCommand(argv []string) (Command, bool) {
+	c, ok := parseArgv(argv)
+	if !ok || len(c.Args) != 1 || c.Args[0] != "mcp" {
+		return Command{}, false
+	}
+	return c, true
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that need no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=+@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellSplit splits a command line into words as a POSIX shell would for
+// the quoting install writes (single quotes, double quotes, backslashes);
+// it expands nothing.
+func shellSplit(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated quote")
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// DefaultBin is the memex binary install writes when none is given: this
+// process's own executable, under the name PATH finds it by when PATH
+// leads to the same file (a symlink such as /usr/local/bin/memex outlives
+// an upgrade that moves its target).
+func DefaultBin() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this memex binary is (give --bin): %w", err)
+	}
+	if p, err := exec.LookPath("memex"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && sameFile(abs, exe) {
+			return abs, nil
+		}
+	}
+	return exe, nil
+}
+
+func sameFile(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}
+
+// CheckBin makes sure bin is a memex binary a host can run: an absolute
+// path to an executable file that answers --version as memex. Each error
+// says in one line how to fix it (memex.ErrInvalid).
+func CheckBin(ctx context.Context, bin string) error {
+	if !filepath.IsAbs(bin) {
+		fix := "give its absolute path"
+		if p, err := exec.LookPath(bin); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				fix = "use --bin " + shellQuote(abs)
+			}
+		}
+		return fmt.Errorf("--bin %s is not an absolute path, and a host runs it from another directory with another PATH: %s: %w", bin, fix, memex.ErrInvalid)
+	}
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		return fmt.Errorf("%s is a temporary binary of go run, deleted when it exits: install memex (go install ./cmd/memex) and run that one: %w", bin, memex.ErrInvalid)
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return fmt.Errorf("%s: no such file: install memex there or give --bin the path of one: %w", bin, memex.ErrInvalid)
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file: chmod +x it or give --bin another: %w", bin, memex.ErrInvalid)
+	}
+	if _, err := RunsVersion(ctx, bin); err != nil {
+		return fmt.Errorf("%s does not run as memex (%v): give --bin the path of a memex binary: %w", bin, err, memex.ErrInvalid)
+	}
+	return nil
+}
+
+// RunsVersion runs bin --version (for at most five seconds) and returns
+// the version line it prints, or why it does not answer as memex.
+func RunsVersion(ctx context.Context, bin string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(out.String(), "\n")
+	if !strings.HasPrefix(line, "memex ") {
+		return "", fmt.Errorf("it printed %q", line)
+	}
+	return line, nil
+}

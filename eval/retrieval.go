@@ -1,14 +1,10 @@
 package eval
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +15,6 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
-	"github.com/memex-archive/memex/internal/jsonerr"
 	"github.com/memex-archive/memex/summarize"
 )
 
@@ -55,187 +50,6 @@ type Question struct {
 type Dataset struct {
 	Haystacks []Haystack
 	Questions []Question
-}
-
-// LoadDataset reads a LongMemEval or LoCoMo JSON file. A question without
-// evidence (LongMemEval's abstention questions) is kept and scored as
-// nothing to find: the metrics skip it. A file that is not the format's
-// JSON array is memex.ErrInvalid with one line saying what was expected
-// and what was found where; it names the file when r has a Name method
-// (an *os.File does).
-func LoadDataset(r io.Reader, format string) (Dataset, error) {
-	var ds Dataset
-	var err error
-	switch format {
-	case LongMemEval:
-		ds, err = loadLongMemEval(r)
-	case LoCoMo:
-		ds, err = loadLoCoMo(r)
-	default:
-		return Dataset{}, fmt.Errorf("eval: retrieval format %q: want longmemeval or locomo: %w", format, memex.ErrInvalid)
-	}
-	if err == nil && len(ds.Questions) == 0 {
-		// A file of the other format decodes too (unknown fields are
-		// ignored), into nothing to ask: say so rather than score nothing.
-		return Dataset{}, fmt.Errorf("eval: %s: %sno questions in it; is it a %s file? %w", format, fileOf(r), format, memex.ErrInvalid)
-	}
-	return ds, err
-}
-
-func loadLongMemEval(r io.Reader) (Dataset, error) {
-	var items []struct {
-		QuestionID  string   `json:"question_id"`
-		Question    string   `json:"question"`
-		RawSessions []string `json:"haystack_session_ids"`
-		Haystack    [][]struct {
-			Role      string `json:"role"`
-			Content   string `json:"content"`
-			HasAnswer bool   `json:"has_answer"`
-		} `json:"haystack_sessions"`
-		AnswerSessions []string `json:"answer_session_ids"`
-	}
-	if err := decodeArray(r, LongMemEval, "questions (question_id, question, haystack_session_ids, haystack_sessions, answer_session_ids)", &items); err != nil {
-		return Dataset{}, err
-	}
-	var ds Dataset
-	for _, it := range items {
-		if len(it.RawSessions) != len(it.Haystack) {
-			return Dataset{}, fmt.Errorf("eval: longmemeval %s: %d session ids for %d sessions: %w",
-				it.QuestionID, len(it.RawSessions), len(it.Haystack), memex.ErrInvalid)
-		}
-		h := Haystack{ID: it.QuestionID, Turns: map[string][]Turn{}}
-		q := Question{ID: it.QuestionID, Haystack: len(ds.Haystacks), Text: it.Question, EvidSessions: it.AnswerSessions}
-		for i, sid := range it.RawSessions {
-			h.Sessions = append(h.Sessions, sid)
-			for j, t := range it.Haystack[i] {
-				id := sid + "#" + strconv.Itoa(j)
-				h.Turns[sid] = append(h.Turns[sid], Turn{ID: id, Text: t.Role + ": " + t.Content})
-				if t.HasAnswer {
-					q.EvidTurns = append(q.EvidTurns, id)
-				}
-			}
-		}
-		ds.Haystacks = append(ds.Haystacks, h)
-		ds.Questions = append(ds.Questions, q)
-	}
-	return ds, nil
-}
-
-// decodeArray decodes the JSON array r holds into items (a pointer to a
-// slice). what names the array's elements and their main fields, for the
-// error when r holds something else: encoding/json would name the Go type
-// of items, which is of no use to whoever wrote the file.
-func decodeArray(r io.Reader, format, what string, items any) error {
-	file := fileOf(r)
-	// Read whole, as the decoder would buffer the whole array anyway, so
-	// that the first byte can be looked at and offsets count from the
-	// start of the file.
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("eval: %s: %s%w", format, file, err)
-	}
-	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
-	if start == len(data) || data[start] != '[' {
-		found := "nothing (an empty file)"
-		if start < len(data) {
-			found = jsonStart(data[start]) + fmt.Sprintf(" at offset %d", start)
-		}
-		return fmt.Errorf("eval: %s: %swant a JSON array of %s: found %s: %w", format, file, what, found, memex.ErrInvalid)
-	}
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(items); err != nil {
-		return fmt.Errorf("eval: %s: %s%s: %w", format, file, jsonerr.Describe(err), memex.ErrInvalid)
-	}
-	return nil
-}
-
-// fileOf is "NAME: " for a reader with a name (an *os.File), else "".
-func fileOf(r io.Reader) string {
-	if n, ok := r.(interface{ Name() string }); ok {
-		return n.Name() + ": "
-	}
-	return ""
-}
-
-// jsonStart names the JSON value that begins with b.
-func jsonStart(b byte) string {
-	switch {
-	case b == '{':
-		return "an object"
-	case b == '"':
-		return "a string"
-	case b == '-' || b >= '0' && b <= '9':
-		return "a number"
-	case b == 't' || b == 'f':
-		return "a boolean"
-	case b == 'n':
-		return "null"
-	}
-	return fmt.Sprintf("no JSON (%q)", b)
-}
-
-var locomoSession = regexp.MustCompile(`^session_(\d+)$`)
-
-func loadLoCoMo(r io.Reader) (Dataset, error) {
-	var items []struct {
-		SampleID     string                     `json:"sample_id"`
-		Conversation map[string]json.RawMessage `json:"conversation"`
-		QA           []struct {
-			Question string          `json:"question"`
-			Answer   json.RawMessage `json:"answer"`
-			Evidence []string        `json:"evidence"`
-			Category int             `json:"category"`
-		} `json:"qa"`
-	}
-	if err := decodeArray(r, LoCoMo, "samples (sample_id, conversation, qa)", &items); err != nil {
-		return Dataset{}, err
-	}
-	var ds Dataset
-	for n, it := range items {
-		id := it.SampleID
-		if id == "" {
-			id = "sample-" + strconv.Itoa(n)
-		}
-		h := Haystack{ID: id, Turns: map[string][]Turn{}}
-		var nums []int
-		for k := range it.Conversation {
-			if m := locomoSession.FindStringSubmatch(k); m != nil {
-				v, _ := strconv.Atoi(m[1])
-				nums = append(nums, v)
-			}
-		}
-		sort.Ints(nums)
-		for _, v := range nums {
-			sid := "session_" + strconv.Itoa(v)
-			var turns []struct {
-				Speaker string `json:"speaker"`
-				DiaID   string `json:"dia_id"`
-				Text    string `json:"text"`
-			}
-			if err := json.Unmarshal(it.Conversation[sid], &turns); err != nil {
-				return Dataset{}, fmt.Errorf("eval: locomo %s %s: turns: %s: %w", id, sid, jsonerr.Describe(err), memex.ErrInvalid)
-			}
-			h.Sessions = append(h.Sessions, sid)
-			for _, t := range turns {
-				h.Turns[sid] = append(h.Turns[sid], Turn{ID: t.DiaID, Text: t.Speaker + ": " + t.Text})
-			}
-		}
-		hi := len(ds.Haystacks)
-		ds.Haystacks = append(ds.Haystacks, h)
-		for j, qa := range it.QA {
-			q := Question{ID: id + "#" + strconv.Itoa(j), Haystack: hi, Text: qa.Question}
-			seen := map[string]bool{}
-			for _, ev := range qa.Evidence {
-				// dia_id "D3:7" is turn 7 of session_3.
-				q.EvidTurns = append(q.EvidTurns, ev)
-				if d, _, ok := strings.Cut(strings.TrimPrefix(ev, "D"), ":"); ok && !seen[d] {
-					seen[d] = true
-					q.EvidSessions = append(q.EvidSessions, "session_"+d)
-				}
-			}
-			ds.Questions = append(ds.Questions, q)
-		}
-	}
-	return ds, nil
 }
 
 // RecallAny is 1 when any relevant id is among the first k ranked.
@@ -331,11 +145,66 @@ type RetrievalReport struct {
 	Scores     []Score `json:"scores"`
 }
 
-// Retrieval archives every haystack into its own project (sessions and
-// turns keep their dataset ids as aliases), asks each question of memex's
-// index restricted to its project and of a plain BM25 index of the raw
-// turns (bleve's default mapping), and scores both rankings.
+// Retrieval scores ds: see RetrievalScan.
 func Retrieval(ctx context.Context, ds Dataset, opts RetrievalOptions) (RetrievalReport, error) {
+	sc := newScorer(opts)
+	byHay := make([][]Question, len(ds.Haystacks))
+	for _, q := range ds.Questions {
+		byHay[q.Haystack] = append(byHay[q.Haystack], q)
+	}
+	done := 0
+	for hi, h := range ds.Haystacks {
+		if err := sc.haystack(ctx, h, byHay[hi]); err != nil {
+			return RetrievalReport{}, err
+		}
+		done += len(byHay[hi])
+		if opts.Progress != nil {
+			opts.Progress(done, len(ds.Questions))
+		}
+	}
+	return sc.report(), nil
+}
+
+// RetrievalScan reads a LongMemEval or LoCoMo file (see ScanDataset) and
+// scores it one haystack at a time: each haystack is archived into a
+// store and an index of its own (sessions and turns keep their dataset ids
+// as aliases), its questions are asked of memex's index and of a plain BM25
+// index of the raw turns (bleve's default mapping), and both are dropped
+// before the next haystack is read, so that memory holds one haystack
+// whatever the file's size. Progress, when set, is called after every
+// haystack with the questions scored so far and 0 for a total unknown.
+func RetrievalScan(ctx context.Context, r io.Reader, format string, opts RetrievalOptions) (RetrievalReport, error) {
+	sc := newScorer(opts)
+	done := 0
+	err := ScanDataset(r, format, func(one Dataset) error {
+		if err := sc.haystack(ctx, one.Haystacks[0], one.Questions); err != nil {
+			return err
+		}
+		done += len(one.Questions)
+		if opts.Progress != nil {
+			opts.Progress(done, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return RetrievalReport{}, err
+	}
+	return sc.report(), nil
+}
+
+// scorer sums the metrics over the haystacks scored so far.
+type scorer struct {
+	ks     []int
+	budget int
+	limit  int                // hits asked of each system
+	sums   map[[3]string]*acc // system, level, k
+	rep    RetrievalReport
+	fits   int
+}
+
+type acc struct{ any, all, ndcg float64 }
+
+func newScorer(opts RetrievalOptions) *scorer {
 	ks := opts.Ks
 	if len(ks) == 0 {
 		ks = []int{1, 5, 10}
@@ -348,145 +217,157 @@ func Retrieval(ctx context.Context, ds Dataset, opts RetrievalOptions) (Retrieva
 	for _, k := range ks {
 		maxK = max(maxK, k)
 	}
+	return &scorer{ks: ks, budget: budget, limit: max(maxK*5, 50), sums: map[[3]string]*acc{},
+		rep: RetrievalReport{Budget: budget}}
+}
+
+// retrievalProject is the project a haystack's entries are archived under.
+const retrievalProject = "bench"
+
+// haystack archives h into a store and an index of its own, asks qs of
+// memex and of BM25, and adds their scores.
+func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error {
 	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
 	if err != nil {
-		return RetrievalReport{}, err
+		return err
 	}
 	defer s.Close()
 	ix, err := index.Open("", &index.Options{InMemory: true, Content: s.Body, Entry: s.Get, Timeout: 10 * time.Second})
 	if err != nil {
-		return RetrievalReport{}, err
+		return err
 	}
 	defer ix.Close()
-	type hay struct {
-		project   string
-		turnOfID  map[memex.ID]string
-		sessionOf map[string]string
-		tokens    map[string]int
-		bm25      bleve.Index
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = "bm25"
+	bm25, err := bleve.NewMemOnly(im)
+	if err != nil {
+		return fmt.Errorf("eval: bm25 index: %w", err)
 	}
-	hays := make([]hay, len(ds.Haystacks))
+	defer bm25.Close()
+	turnOfID := map[memex.ID]string{}
+	sessionOf := map[string]string{}
+	tokens := map[string]int{}
+	batch := bm25.NewBatch()
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for hi, h := range ds.Haystacks {
-		im := bleve.NewIndexMapping()
-		im.ScoringModel = "bm25"
-		bi, err := bleve.NewMemOnly(im)
-		if err != nil {
-			return RetrievalReport{}, fmt.Errorf("eval: bm25 index: %w", err)
-		}
-		defer bi.Close()
-		hy := hay{project: "bench/" + h.ID, turnOfID: map[memex.ID]string{}, sessionOf: map[string]string{},
-			tokens: map[string]int{}, bm25: bi}
-		batch := bi.NewBatch()
-		n := 0
-		for _, sid := range h.Sessions {
-			for _, t := range h.Turns[sid] {
-				if err := ctx.Err(); err != nil {
-					return RetrievalReport{}, err
-				}
-				e := memex.Entry{Project: hy.project, Session: hy.project + "/" + sid, Kind: memex.KindMessage,
-					Created: t0.Add(time.Duration(n) * time.Second), Aliases: []string{t.ID, hy.project + "/" + t.ID},
-					Attrs: map[string]string{"session": sid}}
-				n++
-				got, err := s.Add(ctx, e, strings.NewReader(t.Text))
-				if err != nil {
-					return RetrievalReport{}, fmt.Errorf("eval: retrieval: %w", err)
-				}
-				hy.turnOfID[got.ID] = t.ID
-				hy.sessionOf[t.ID] = sid
-				hy.tokens[t.ID] = summarize.CountString(t.Text)
-				if err := batch.Index(t.ID, map[string]string{"text": t.Text}); err != nil {
-					return RetrievalReport{}, fmt.Errorf("eval: bm25 index: %w", err)
-				}
+	n := 0
+	for _, sid := range h.Sessions {
+		for _, t := range h.Turns[sid] {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			e := memex.Entry{Project: retrievalProject, Session: sid, Kind: memex.KindMessage,
+				Created: t0.Add(time.Duration(n) * time.Second), Aliases: []string{t.ID},
+				Attrs: map[string]string{"session": sid}}
+			n++
+			got, err := s.Add(ctx, e, strings.NewReader(t.Text))
+			if err != nil {
+				return fmt.Errorf("eval: retrieval %s: %w", h.ID, err)
+			}
+			turnOfID[got.ID] = t.ID
+			sessionOf[t.ID] = sid
+			tokens[t.ID] = summarize.CountString(t.Text)
+			if err := batch.Index(t.ID, map[string]string{"text": t.Text}); err != nil {
+				return fmt.Errorf("eval: bm25 index: %w", err)
 			}
 		}
-		if err := bi.Batch(batch); err != nil {
-			return RetrievalReport{}, fmt.Errorf("eval: bm25 index: %w", err)
-		}
-		hays[hi] = hy
+	}
+	if err := bm25.Batch(batch); err != nil {
+		return fmt.Errorf("eval: bm25 index: %w", err)
 	}
 	if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
-		return RetrievalReport{}, err
+		return err
 	}
-	limit := max(maxK*5, 50)
-	type acc struct{ any, all, ndcg float64 }
-	sums := map[[3]string]*acc{} // system, level, k
-	rep := RetrievalReport{Budget: budget}
-	fits := 0
-	for qi, q := range ds.Questions {
-		if opts.Progress != nil {
-			opts.Progress(qi+1, len(ds.Questions))
-		}
+	// Every turn must be searchable in both systems, or the scores
+	// compare different haystacks.
+	indexed, err := ix.Count()
+	if err != nil {
+		return err
+	}
+	plain, err := bm25.DocCount()
+	if err != nil {
+		return fmt.Errorf("eval: bm25 index: %w", err)
+	}
+	if indexed != uint64(n) || len(turnOfID) != n || plain != uint64(len(sessionOf)) {
+		return fmt.Errorf("eval: retrieval %s: %d turns, %d archived, %d indexed, %d distinct turn ids in bm25 (%d)",
+			h.ID, n, len(turnOfID), indexed, len(sessionOf), plain)
+	}
+	for _, q := range qs {
 		if len(q.EvidTurns) == 0 && len(q.EvidSessions) == 0 {
-			rep.NoEvidence++
+			sc.rep.NoEvidence++
 			continue
 		}
-		rep.Questions++
-		hy := hays[q.Haystack]
+		sc.rep.Questions++
 		need := 0
 		for _, t := range q.EvidTurns {
-			need += hy.tokens[t]
+			need += tokens[t]
 		}
-		if need <= budget {
-			fits++
+		if need <= sc.budget {
+			sc.fits++
 		}
-		res, err := ix.Search(ctx, index.Query{Text: q.Text, Literal: true, Project: hy.project, Limit: limit})
+		res, err := ix.Search(ctx, index.Query{Text: q.Text, Literal: true, Limit: sc.limit})
 		if err != nil {
-			return RetrievalReport{}, err
+			return err
 		}
 		var memexTurns []string
-		for _, h := range res.Hits {
-			if t, ok := hy.turnOfID[h.ID]; ok {
+		for _, hit := range res.Hits {
+			if t, ok := turnOfID[hit.ID]; ok {
 				memexTurns = append(memexTurns, t)
 			}
 		}
-		sr, err := hy.bm25.SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.Text), limit, 0, false))
+		sr, err := bm25.SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.Text), sc.limit, 0, false))
 		if err != nil {
-			return RetrievalReport{}, fmt.Errorf("eval: bm25 search: %w", err)
+			return fmt.Errorf("eval: bm25 search: %w", err)
 		}
 		var bmTurns []string
-		for _, h := range sr.Hits {
-			bmTurns = append(bmTurns, h.ID)
+		for _, hit := range sr.Hits {
+			bmTurns = append(bmTurns, hit.ID)
 		}
-		for _, sys := range []struct {
-			name  string
-			turns []string
-		}{{"memex", memexTurns}, {"bm25", bmTurns}} {
-			for _, lv := range []struct {
-				name     string
-				ranked   []string
-				relevant []string
-			}{{"session", sessionsOf(sys.turns, hy.sessionOf), q.EvidSessions}, {"turn", sys.turns, q.EvidTurns}} {
-				for _, k := range ks {
-					key := [3]string{sys.name, lv.name, strconv.Itoa(k)}
-					a := sums[key]
-					if a == nil {
-						a = &acc{}
-						sums[key] = a
-					}
-					a.any += RecallAny(lv.ranked, lv.relevant, k)
-					a.all += RecallAll(lv.ranked, lv.relevant, k)
-					a.ndcg += NDCG(lv.ranked, lv.relevant, k)
-				}
+		sc.add("memex", memexTurns, sessionOf, q)
+		sc.add("bm25", bmTurns, sessionOf, q)
+	}
+	return nil
+}
+
+// add scores one system's ranking of one question's turns.
+func (sc *scorer) add(system string, turns []string, sessionOf map[string]string, q Question) {
+	for _, lv := range []struct {
+		name     string
+		ranked   []string
+		relevant []string
+	}{{"session", sessionsOf(turns, sessionOf), q.EvidSessions}, {"turn", turns, q.EvidTurns}} {
+		for _, k := range sc.ks {
+			key := [3]string{system, lv.name, strconv.Itoa(k)}
+			a := sc.sums[key]
+			if a == nil {
+				a = &acc{}
+				sc.sums[key] = a
 			}
+			a.any += RecallAny(lv.ranked, lv.relevant, k)
+			a.all += RecallAll(lv.ranked, lv.relevant, k)
+			a.ndcg += NDCG(lv.ranked, lv.relevant, k)
 		}
 	}
+}
+
+// report turns the sums into means.
+func (sc *scorer) report() RetrievalReport {
+	rep := sc.rep
 	if rep.Questions > 0 {
-		rep.Fits = float64(fits) / float64(rep.Questions)
+		rep.Fits = float64(sc.fits) / float64(rep.Questions)
 	}
 	for _, sys := range []string{"memex", "bm25"} {
 		for _, lv := range []string{"session", "turn"} {
-			for _, k := range ks {
-				sc := Score{System: sys, Level: lv, K: k}
-				if a := sums[[3]string{sys, lv, strconv.Itoa(k)}]; a != nil {
+			for _, k := range sc.ks {
+				s := Score{System: sys, Level: lv, K: k}
+				if a := sc.sums[[3]string{sys, lv, strconv.Itoa(k)}]; a != nil {
 					n := float64(rep.Questions)
-					sc.Any, sc.All, sc.NDCG = a.any/n, a.all/n, a.ndcg/n
+					s.Any, s.All, s.NDCG = a.any/n, a.all/n, a.ndcg/n
 				}
-				rep.Scores = append(rep.Scores, sc)
+				rep.Scores = append(rep.Scores, s)
 			}
 		}
 	}
-	return rep, nil
+	return rep
 }
 
 // WriteRetrievalTable prints a retrieval report, memex and BM25 side by

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -228,15 +229,20 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 				return usagef("%v", err)
 			}
 			defer f.Close()
-			ds, err := eval.LoadDataset(f, o.format)
-			if err != nil {
-				return err
-			}
 			opts := eval.RetrievalOptions{Ks: ks, Budget: o.budget}
-			if bar := a.progress("retrieval", o.quiet || o.json); bar != nil {
-				opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
+			// The file is read one haystack at a time: progress is
+			// the share of its bytes read.
+			var in io.Reader = f
+			if bar := a.progress("retrieval (MB read)", o.quiet || o.json); bar != nil {
+				size := int64(0)
+				if fi, err := f.Stat(); err == nil {
+					size = fi.Size()
+				}
+				cr := &countingReader{r: f}
+				in = cr
+				opts.Progress = func(int, int) { bar(cr.n>>20, max(size, cr.n)>>20) }
 			}
-			rep, err := eval.Retrieval(c.Context(), ds, opts)
+			rep, err := eval.RetrievalScan(c.Context(), nameReader{in, f.Name()}, o.format, opts)
 			if err != nil {
 				return err
 			}
@@ -254,3 +260,24 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	return c
 }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// nameReader is a reader that keeps the name of the file it reads, for
+// the errors that name it.
+type nameReader struct {
+	io.Reader
+	name string
+}
+
+func (n nameReader) Name() string { return n.name }

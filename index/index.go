@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +27,7 @@ import (
 // SchemaVersion names the fields, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "6"
+const SchemaVersion = "7"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -37,6 +39,7 @@ const (
 	fContent = "content" // bounded excerpt of the body (see Excerpt), stemmed text
 	fInput   = "input"   // command or tool arguments, code text
 	fKey     = "key"     // exact terms "name:value", for filters (see keyTerms)
+	fDef     = "def"     // the identifiers the content defines (see definitions)
 )
 
 // Names of the exact values in fKey, which are also the filter names of
@@ -218,6 +221,12 @@ func document(d Doc) (*bdoc.Document, error) {
 	if e.AgentSummary != "" && e.Summary != "" && e.Summary != e.AgentSummary {
 		summary += "\n" + e.Summary
 	}
+	if prose(e.Kind) && e.AgentSummary == "" && inContent(e.Summary, content) {
+		// The derived summary of prose is its first sentence: indexed
+		// again, with the summary's weight, it would count the opening
+		// words of a message four times over.
+		summary = ""
+	}
 	if e.Exit != nil && *e.Exit != 0 {
 		// A run that failed is an error whatever its output says ("No
 		// such file or directory", a bare exit status): "CMD error" and
@@ -234,6 +243,18 @@ func document(d Doc) (*bdoc.Document, error) {
 	text(fSummary, []byte(summary), true)
 	text(fInput, []byte(e.Input), false)
 	text(fContent, content, true)
+	doc.AddField(&field{name: fDef, opts: bindex.IndexField, size: 64,
+		analyze: func() (bindex.TokenFrequencies, int) {
+			defs := definitions(content)
+			freqs := make(bindex.TokenFrequencies, len(defs))
+			slab := make([]bindex.TokenFreq, len(defs))
+			for i, t := range defs {
+				slab[i].Term = []byte(t)
+				slab[i].SetFrequency(1)
+				freqs[t] = &slab[i]
+			}
+			return freqs, len(defs)
+		}})
 	doc.AddField(&field{name: fKey, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {
 			terms := keyTerms(e, content)
@@ -246,6 +267,19 @@ func document(d Doc) (*bdoc.Document, error) {
 			return freqs, len(terms)
 		}})
 	return doc, nil
+}
+
+// prose reports whether entries of kind k are text someone wrote, whose
+// derived summary is their first sentence.
+func prose(k memex.Kind) bool {
+	return k == memex.KindMessage || k == memex.KindReasoning || k == memex.KindNote
+}
+
+// inContent reports whether a derived summary (perhaps clipped, ending in
+// "…") is a piece of content.
+func inContent(summary string, content []byte) bool {
+	s := strings.TrimSpace(strings.TrimSuffix(summary, "…"))
+	return s != "" && bytes.Contains(content, []byte(s))
 }
 
 // failedWords are indexed in the summary of every tool run that exited
@@ -274,6 +308,7 @@ func keyTerms(e memex.Entry, content []byte) []string {
 	for _, p := range Paths(e.Input, content) {
 		add(fPath, p)
 	}
+
 	id := e.ID.String()
 	for _, n := range timeLevels {
 		terms = append(terms, timeTerm(id, n))

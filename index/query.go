@@ -56,6 +56,8 @@ type parsed struct {
 	exits   []int
 	before  memex.ID
 	after   memex.ID
+
+	content []qword // the words that score, once scoring has chosen them
 }
 
 // qword is a word of the query, restricted to one text field or not.
@@ -277,3 +279,64 @@ func value(s string, i int) (v string, quoted bool, next int, err error) {
 	}
 	return s[i:j], false, j, nil
 }
+
+// scoring is the words the ranking uses: every word of a query in code
+// (one word with a joiner, an underscore or a case change: `generate_html`,
+// `auth/middleware.go:42`, `TypeError: cannot read`), where `if`, `go` and
+// `on` may be what is looked for; of a query in plain words ("what failed
+// when we ran the migrations") only the words that are not function words,
+// unless it has no others.
+func (p *parsed) scoring() []qword {
+	if p.content != nil {
+		return p.content
+	}
+	p.content = p.words
+	for _, w := range p.words {
+		if len(w.w.parts) > 0 || len(w.w.extra) > 0 || !isAllLetters(w.w.whole) && !isDigits(w.w.whole) {
+			return p.content
+		}
+	}
+	var keep []qword
+	for _, w := range p.words {
+		if !stopWords[w.w.whole] {
+			keep = append(keep, w)
+		}
+	}
+	if len(keep) > 0 {
+		p.content = keep
+	}
+	return p.content
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// stopWords are English function words: pronouns, articles,
+// prepositions, conjunctions, auxiliaries and question words, and the
+// letters an apostrophe leaves (it's → it, s). A question is asked with
+// them; an answer rarely shares them in a way that tells it apart.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		a an the and or but nor so yet if then than as of at by for from in into on onto to
+		with without within about above below over under after before between through during
+		since until upon off out up down again further once here there when where why how
+		what which who whom whose this that these those
+		i me my mine myself we us our ours ourselves you your yours yourself yourselves
+		he him his himself she her hers herself it its itself they them their theirs themselves
+		am is are was were be been being have has had having do does did doing done
+		will would shall should can could may might must ought
+		not no all any both each few more most other some such only own same too very just
+		s t d ll m o re ve y don didn doesn isn aren wasn weren hasn haven hadn won wouldn
+		shouldn couldn mustn
+		also ever let lets get got`) {
+		m[w] = true
+	}
+	return m
+}()

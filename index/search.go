@@ -44,12 +44,14 @@ type Result struct {
 }
 
 // Field weights of plain words: a match in the summary or the command says
-// more about an entry than one somewhere in its output.
+// more about an entry than one somewhere in its output, and so does the
+// definition of an identifier (see definitions).
 const (
 	boostSummary = 3.0
 	boostInput   = 2.0
 	boostPath    = 2.0
 	boostContent = 1.0
+	boostDef     = 3.0 // an identifier's definition weighs as much as a summary
 )
 
 // Snippet bounds.
@@ -88,17 +90,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	tctx, cancel := context.WithTimeout(ctx, ix.opts.Timeout)
 	defer cancel()
 
-	res, err := ix.run(tctx, p, limit, false)
-	if err == nil && len(res.Hits) < limit && len(p.words) > 1 && len(p.phrases) == 0 && !res.Partial {
-		// Too few entries hold every word: fill the page with those that
-		// hold most of them, after the full matches. An entry that failed
-		// only because one word is absent (a command and "error", where
-		// its output says "No such file") is still worth seeing.
-		var more Result
-		more, err = ix.run(tctx, p, limit, true)
-		if err == nil {
-			res = fillUp(res, more, limit)
-		}
+	res, err := ix.run(tctx, p, limit)
+	if err == nil && len(res.Hits) > 0 && len(p.scoring()) > 1 && len(p.phrases) == 0 && !res.Partial {
+		err = ix.markPartly(tctx, p, &res)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -110,32 +104,42 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
-// fillUp appends to the full matches of strict the hits of relaxed that
-// are not among them, up to limit, and counts those in Partly.
-func fillUp(strict, relaxed Result, limit int) Result {
-	if len(strict.Hits) == 0 {
-		relaxed.Relaxed = true
-		relaxed.Partly = len(relaxed.Hits)
-		return relaxed
+// markPartly sets res.Relaxed when no hit holds every word of the query,
+// and res.Partly to the number of hits at the end of the page that each
+// lack one: the ranking weighs words by rarity, so an entry missing a
+// common word may rank above one that has them all.
+func (ix *Index) markPartly(ctx context.Context, p *parsed, res *Result) error {
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID.String()
 	}
-	have := make(map[memex.ID]bool, len(strict.Hits))
-	for _, h := range strict.Hits {
-		have[h.ID] = true
+	var all []query.Query
+	for _, w := range p.scoring() {
+		all = append(all, wordQuery(w))
 	}
-	for _, h := range relaxed.Hits {
-		if len(strict.Hits) >= limit {
-			break
+	all = append(all, bleve.NewDocIDQuery(ids))
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(all...), len(ids), 0, false)
+	req.Score = "none"
+	sr, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			res.Partial = true
+			return nil
 		}
-		if !have[h.ID] {
-			strict.Hits = append(strict.Hits, h)
-			strict.Partly++
-		}
+		return fmt.Errorf("index: search: %w", err)
 	}
-	strict.Partial = strict.Partial || relaxed.Partial
-	if relaxed.Total > strict.Total {
-		strict.Total = relaxed.Total
+	full := make(map[string]bool, len(sr.Hits))
+	for _, h := range sr.Hits {
+		full[h.ID] = true
 	}
-	return strict
+	if len(full) == 0 {
+		res.Relaxed, res.Partly = true, len(res.Hits)
+		return nil
+	}
+	for i := len(ids) - 1; i >= 0 && !full[ids[i]]; i-- {
+		res.Partly++
+	}
+	return nil
 }
 
 // run builds and runs the bleve query, then checks phrases and cuts
@@ -143,8 +147,8 @@ func fillUp(strict, relaxed Result, limit int) Result {
 // growing pages until limit hits pass or the candidates or the time run
 // out: the index ranks by words, so the entries holding the phrase may lie
 // deep among those holding its words.
-func (ix *Index) run(ctx context.Context, p *parsed, limit int, relaxed bool) (Result, error) {
-	bq := p.build(relaxed)
+func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) {
+	bq := p.build()
 	c := checker{ix: ix, terms: p.snippetTerms(), check: len(p.phrases) > 0 && ix.opts.Content != nil}
 	for _, ph := range p.phrases {
 		c.phrases = append(c.phrases, newPhraseMatcher(ph))
@@ -495,17 +499,12 @@ func phraseRegexp(ph qphrase) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(pieces, `[^\pL\pN]*`))
 }
 
-// build makes the bleve query: every word (any word, when relaxed), every
-// phrase's words, every filter.
-func (p *parsed) build(relaxed bool) query.Query {
+// build makes the bleve query: the words, scored by queryOf; every
+// phrase's words; every filter.
+func (p *parsed) build() query.Query {
 	var must []query.Query
-	var any []query.Query
-	for _, w := range p.words {
-		if relaxed {
-			any = append(any, wordQuery(w))
-		} else {
-			must = append(must, wordQuery(w))
-		}
+	if ws := p.scoring(); len(ws) > 0 {
+		must = append(must, queryOf(ws))
 	}
 	for _, ph := range p.phrases {
 		must = append(must, phraseQuery(ph))
@@ -531,17 +530,11 @@ func (p *parsed) build(relaxed bool) query.Query {
 	if !p.after.IsZero() {
 		filters = append(filters, idBound(p.after, false))
 	}
-	if len(must) == 0 && len(any) == 0 {
+	if len(must) == 0 {
 		must = append(must, bleve.NewMatchAllQuery())
 	}
 	bq := bleve.NewBooleanQuery()
-	if len(must) > 0 {
-		bq.AddMust(must...)
-	}
-	if len(any) > 0 {
-		bq.AddShould(any...)
-		bq.Should.(*query.DisjunctionQuery).Min = 1
-	}
+	bq.AddMust(must...)
 	if len(filters) > 0 {
 		// Filters must hold but do not score.
 		fq := bleve.NewConjunctionQuery(filters...)
@@ -551,8 +544,35 @@ func (p *parsed) build(relaxed bool) query.Query {
 	return bq
 }
 
+// queryOf matches the entries holding any of the words and ranks them by
+// BM25: each word scores the sum of its fields' scores (weighted, see
+// textFieldsOf), and an entry's score is the sum of its words' times the
+// share of the query's IDF that it holds. Every word counts, but a rare
+// word counts for more than a common one, and an entry holding every word
+// is not put above all others whatever its scores.
+func queryOf(ws []qword) query.Query {
+	q := &sumQuery{min: 1}
+	for _, w := range ws {
+		q.clauses = append(q.clauses, wordQuery(w))
+		q.df = append(q.df, dfTerms(w))
+	}
+	return q
+}
+
+// dfTerms are the terms whose document frequency stands for a word's: its
+// whole form in each field it may be in.
+func dfTerms(w qword) []fieldTerm {
+	var ts []fieldTerm
+	for _, f := range textFieldsOf {
+		if w.field == "" || w.field == f.name {
+			ts = append(ts, fieldTerm{f.name, analyzeTerm(f.stem, w.w.whole)})
+		}
+	}
+	return ts
+}
+
 // wordQuery matches one query word in its field (or any text field): the
-// whole word as a term, or all of its parts.
+// whole word as a term, or all of its parts. The fields' scores add up.
 func wordQuery(w qword) query.Query {
 	var alts []query.Query
 	for _, f := range textFieldsOf {
@@ -567,7 +587,14 @@ func wordQuery(w qword) query.Query {
 			alts = append(alts, termQuery(fKey, keyTerm(fPath, pth), boostPath))
 		}
 	}
-	return orOf(alts)
+	if w.field == "" && isIdent(w.w.whole) {
+		// Where the identifier is defined says the most about it.
+		alts = append(alts, termQuery(fDef, w.w.whole, boostDef))
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return &sumQuery{clauses: alts, min: 1}
 }
 
 // textFieldsOf are the text fields a word is looked for in, with their
@@ -589,9 +616,12 @@ func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Quer
 	if len(w.parts) == 0 {
 		return []query.Query{whole}
 	}
+	// All the parts together are one word: each scores its share of
+	// the word's weight, so that `html` and `generator` apart do not
+	// outweigh `generate_html` itself.
 	var parts []query.Query
 	for _, pc := range w.parts {
-		parts = append(parts, termQuery(field, analyzeTerm(stem, pc), boost))
+		parts = append(parts, termQuery(field, analyzeTerm(stem, pc), boost/float64(len(w.parts))))
 	}
 	return []query.Query{whole, bleve.NewConjunctionQuery(parts...)}
 }

@@ -26,6 +26,21 @@ type Store interface {
 	Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error)
 }
 
+type noRedactKey struct{}
+
+// WithNoRedact marks ctx as the context of a write whose caller asked to
+// store credentials as they are (memex add --no-redact, no_redact on
+// POST /v1/entries); the Store's write policy reads it with NoRedact.
+func WithNoRedact(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRedactKey{}, true)
+}
+
+// NoRedact reports whether ctx was marked by WithNoRedact.
+func NoRedact(ctx context.Context) bool {
+	v, _ := ctx.Value(noRedactKey{}).(bool)
+	return v
+}
+
 // Index searches the archive (cmd/memex adapts index.Index).
 type Index interface {
 	Search(ctx context.Context, q Query) (SearchResult, error)

@@ -12,8 +12,10 @@
 //	GET  /healthz                       {"ok":true}; never needs the token
 //	POST /v1/entries                    add: raw body + metadata in the query
 //	                                    (project session agent kind tool input
-//	                                    summary alias... exit created), or a JSON
-//	                                    object {"content"|"content_base64", ...};
+//	                                    summary alias... exit created no_redact),
+//	                                    or a JSON object {"content"|"content_base64",
+//	                                    ..., "no_redact"}; no_redact stores
+//	                                    credentials as they are (add --no-redact);
 //	                                    201 with the stored entry. Content may
 //	                                    be empty ("" or an empty raw body) but
 //	                                    a JSON object must give it: {} is 400

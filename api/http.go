@@ -113,6 +113,7 @@ type addRequest struct {
 	Summary       string            `json:"summary"`
 	Aliases       []string          `json:"aliases"`
 	Attrs         map[string]string `json:"attrs"`
+	NoRedact      bool              `json:"no_redact"`
 	Content       *string           `json:"content"`
 	ContentBase64 *string           `json:"content_base64"`
 }
@@ -125,6 +126,7 @@ func isJSON(r *http.Request) bool {
 func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 	var e memex.Entry
 	var body io.Reader
+	noRedact := false
 	if isJSON(r) {
 		var req addRequest
 		if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
@@ -134,6 +136,7 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 		e = memex.Entry{Project: req.Project, Session: req.Session, Agent: req.Agent, Kind: req.Kind,
 			Tool: req.Tool, Input: req.Input, Exit: req.Exit, Created: req.Created,
 			AgentSummary: req.Summary, Aliases: req.Aliases, Attrs: req.Attrs}
+		noRedact = req.NoRedact
 		switch {
 		case req.Content != nil && req.ContentBase64 != nil:
 			s.writeError(w, r, fmt.Errorf("add: give content or content_base64, not both: %w", memex.ErrInvalid))
@@ -160,11 +163,23 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+		switch v := r.URL.Query().Get("no_redact"); v {
+		case "", "0", "false":
+		case "1", "true":
+			noRedact = true
+		default:
+			s.writeError(w, r, fmt.Errorf("add: no_redact %q: want 1 or 0: %w", v, memex.ErrInvalid))
+			return
+		}
+	}
+	ctx := r.Context()
+	if noRedact {
+		ctx = WithNoRedact(ctx)
 	}
 	if e.Kind == "" && e.Tool != "" {
 		e.Kind = memex.KindTool
 	}
-	got, err := s.opts.Store.Add(r.Context(), e, body)
+	got, err := s.opts.Store.Add(ctx, e, body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -202,7 +202,10 @@ func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(s
 			return err
 		}
 		if sp.Output != "" {
-			continue // a memex run's output (run.go)
+			if err := drainRun(ctx, s, sp); err != nil {
+				return err
+			}
+			continue
 		}
 		p, item := sp.Path, sp.Item
 		if sp.Err != nil {
@@ -227,6 +230,40 @@ func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(s
 		}
 		sp.Done()
 	}
+	return nil
+}
+
+// drainRun archives the output of a memex run that ended (or was killed)
+// before it could: the redacted output spooled, under the entry spooled
+// beside it (without an exit status when the run was killed first). A run
+// in progress is left alone.
+func drainRun(ctx context.Context, s *archive.Store, sp home.Spooled) error {
+	if sp.Running() {
+		return nil
+	}
+	e := memex.Entry{Agent: "cli", Kind: memex.KindTool, Tool: "run"}
+	if sp.Item.Entry != nil {
+		e = *sp.Item.Entry
+	}
+	if e.ID.IsZero() {
+		fi, err := os.Stat(sp.Output)
+		if err != nil {
+			return nil // taken by another drainer
+		}
+		e.ID, e.Created = memex.NewID(fi.ModTime()), fi.ModTime()
+	}
+	if _, err := s.Get(ctx, e.ID); errors.Is(err, memex.ErrNotFound) {
+		f, err := os.Open(sp.Output)
+		if err != nil {
+			return nil // taken by another drainer
+		}
+		_, err = s.Add(ctx, e, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	sp.Done()
 	return nil
 }
 

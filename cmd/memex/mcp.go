@@ -166,8 +166,10 @@ func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read 
 }
 
 func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
-	body = redactWrite(&e, body)
-	err = l.with(ctx, true, func(h *home.Home) error { s := h.Store; got, err = s.Add(ctx, e, body); return err })
+	if !api.NoRedact(ctx) {
+		body = redactWrite(&e, body)
+	}
+	err = l.with(ctx, true, func(h *home.Home) error { got, err = h.Store.Add(ctx, e, body); return err })
 	return got, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/redact"
 )
@@ -26,7 +27,9 @@ func redactWrite(e *memex.Entry, body io.Reader) io.Reader {
 type redactingStore struct{ *archive.Store }
 
 func (r redactingStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
-	body = redactWrite(&e, body)
+	if !api.NoRedact(ctx) {
+		body = redactWrite(&e, body)
+	}
 	return r.Store.Add(ctx, e, body)
 }
 

@@ -8,13 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -36,9 +37,11 @@ summary, the tokens archived and how to read it back. memex exits with CMD's sta
 With --quiet that one line is all the caller sees: an agent keeps a 5,000-line test
 log out of its context and still has every byte of it by ID.
 
-The output is spooled to a file under $MEMEX_HOME/spool while the command runs, so a
-long command never holds the store; if archiving fails the spool file is kept and
-named.
+The output is spooled to a file under $MEMEX_HOME/spool while the command runs (with
+credentials already replaced, unless --no-redact), so a long command never holds the
+store. If archiving fails (a busy store, memex killed), the spooled output and its entry
+stay there and the next memex command that writes archives them; memex verify lists
+what is left.
 
 SIGINT, SIGTERM and SIGHUP sent to memex are passed on to CMD (a Ctrl-C typed at the
 terminal reaches CMD directly and is not sent twice); what CMD printed until then is
@@ -68,24 +71,44 @@ archived with its status, 128+N for signal N.`,
 
 func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	ctx := c.Context()
-	spoolDir := filepath.Join(a.home, "spool")
-	if err := os.MkdirAll(spoolDir, 0o700); err != nil {
-		return err
+	started := time.Now()
+	e := memex.Entry{
+		ID:           memex.NewID(started),
+		Project:      o.project,
+		Session:      o.session,
+		Agent:        "cli",
+		Kind:         memex.KindTool,
+		Tool:         "run",
+		Input:        shellJoin(args),
+		Created:      started,
+		AgentSummary: o.summary,
 	}
-	spool, err := os.CreateTemp(spoolDir, "run-*.out")
+	if o.alias != "" {
+		e.Aliases = []string{o.alias}
+	}
+	fillDefaults(&e)
+	// The output is spooled, redacted as it is written (the raw bytes
+	// reach the terminal only), beside the entry it belongs to: a run
+	// killed before it archives, or refused by a busy store, is archived
+	// by the next memex process that writes (drainRun).
+	spool, err := home.NewRunOutput(a.home)
 	if err != nil {
 		return err
 	}
 	spoolPath := spool.Name()
+	toSpool, spooled := spoolWriter(spool, &e, !o.noRedact)
 	keep := false
 	defer func() {
 		spool.Close()
+		home.ReleaseRun(spoolPath)
 		if !keep {
-			os.Remove(spoolPath)
+			home.Spooled{Path: strings.TrimSuffix(spoolPath, ".out") + ".json", Output: spoolPath}.Done()
 		}
 	}()
+	if err := home.SpoolRun(spoolPath, home.SpoolItem{Entry: &e, PID: os.Getpid()}); err != nil {
+		return err
+	}
 
-	started := time.Now()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin = a.stdin
 	pr, pw, err := os.Pipe()
@@ -101,61 +124,63 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	}
 	pw.Close()
 	stopForwarding := forwardSignals(cmd.Process)
-	var sink io.Writer = spool
+	var sink io.Writer = toSpool
 	if !o.quiet && !o.json {
-		sink = io.MultiWriter(spool, a.stdout)
+		sink = io.MultiWriter(toSpool, a.stdout)
 	} else if !o.quiet {
-		sink = io.MultiWriter(spool, a.stderr)
+		sink = io.MultiWriter(toSpool, a.stderr)
 	}
 	_, copyErr := io.Copy(sink, pr)
 	pr.Close()
+	spoolErr := spooled()
 	waitErr := cmd.Wait()
 	stopForwarding()
 	code := exitCodeOf(cmd.ProcessState, waitErr)
+	if copyErr == nil {
+		copyErr = spoolErr
+	}
+	e.Exit = memex.IntPtr(code)
 	if copyErr != nil {
 		keep = true
 		return fmt.Errorf("run: spool output to %s: %w", spoolPath, copyErr)
+	}
+	if err := home.SpoolRun(spoolPath, home.SpoolItem{Entry: &e, PID: os.Getpid()}); err != nil {
+		keep = true
+		return err
 	}
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		keep = true
 		return err
 	}
 
-	e := memex.Entry{
-		Project:      o.project,
-		Session:      o.session,
-		Agent:        "cli",
-		Kind:         memex.KindTool,
-		Tool:         "run",
-		Input:        shellJoin(args),
-		Exit:         memex.IntPtr(code),
-		Created:      started,
-		AgentSummary: o.summary,
-	}
-	if o.alias != "" {
-		e.Aliases = []string{o.alias}
-	}
-	fillDefaults(&e)
 	// The command's result must not be lost to an interrupt that arrived
 	// while it ran: archive with a context of its own, through a running
-	// server when there is one (it owns the store and redacts), else
-	// locally.
+	// server when there is one, else locally. The output is redacted
+	// already (or kept as it is with --no-redact): stored as it is.
 	actx := context.WithoutCancel(ctx)
 	if _, r, ok := a.runningServer(actx); ok {
-		e, err = r.add(actx, e, spool)
+		var got memex.Entry
+		if got, err = r.add(actx, e, spool, true); err == nil {
+			got.Redacted = e.Redacted
+			e = got
+		}
 	} else {
 		var s *archive.Store
 		if s, err = a.store(actx); err == nil {
-			body, done := a.redacting(&e, spool, o.noRedact)
-			if e, err = s.Add(actx, e, body); err == nil {
-				done(e)
+			var got memex.Entry
+			if got, err = s.Add(actx, e, spool); err == nil {
+				got.Redacted = e.Redacted
+				e = got
 			}
 		}
 	}
 	if err != nil {
 		keep = true
-		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (kept in %s): %v\n", spoolPath, userMessage(err))
+		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", spoolPath, userMessage(err))
 		return &exitStatus{code: code}
+	}
+	if redacted := e.Redacted; redacted > 0 {
+		fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(redacted))
 	}
 	if o.json {
 		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
@@ -171,6 +196,31 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
 	}
 	return &exitStatus{code: code}
+}
+
+// spoolWriter returns a writer to f that applies the write policy to e
+// and to what it is given (streamed, in bounded memory) when redacting is
+// set, and a func that ends the writing, adds the body's replacements to
+// e.Redacted and returns the first error.
+func spoolWriter(f io.Writer, e *memex.Entry, redacting bool) (io.Writer, func() error) {
+	if !redacting {
+		return f, func() error { return nil }
+	}
+	pr, pw := io.Pipe()
+	var rd *redact.Reader
+	*e, rd = redact.Entry(*e, pr)
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(f, rd)
+		pr.CloseWithError(err) // a failed spool fails the writes
+		done <- err
+	}()
+	return pw, func() error {
+		pw.Close()
+		err := <-done
+		e.Redacted += rd.Redacted()
+		return err
+	}
 }
 
 // forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to

@@ -573,7 +573,7 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 
 // add archives body under e's metadata on the server (which redacts it
 // as every write path does) and returns the stored entry.
-func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
+func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader, noRedact bool) (memex.Entry, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"project": e.Project, "session": e.Session, "agent": e.Agent,
 		"kind": string(e.Kind), "tool": e.Tool, "input": e.Input, "summary": e.AgentSummary} {
@@ -582,6 +582,9 @@ func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader) (memex.
 		}
 	}
 	q["alias"] = e.Aliases
+	if noRedact {
+		q.Set("no_redact", "1")
+	}
 	if e.Exit != nil {
 		q.Set("exit", strconv.Itoa(*e.Exit))
 	}
@@ -614,7 +617,8 @@ func (a *app) remoteAdd(ctx context.Context, r *remote, c *cobra.Command) error 
 		return err
 	}
 	defer in.Close()
-	got, err := r.add(ctx, e, in)
+	noRedact, _ := f.GetBool("no-redact")
+	got, err := r.add(ctx, e, in, noRedact)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -24,6 +25,9 @@ import (
 //	                     with the exit status when the command ends
 //	spool/*.bad          an item that could not be read, kept for a person
 //
+// What is spooled went through the write policy already (or was asked to
+// be kept as it is): the drainer stores it as it is.
+//
 // Every file is written 0600 in a 0700 directory, to a temporary name first
 // and renamed, so that a drainer never reads half an item.
 
@@ -33,9 +37,6 @@ type SpoolItem struct {
 	Content []byte       `json:"content,omitempty"`
 	Ingest  string       `json:"ingest,omitempty"` // transcript path
 	Format  string       `json:"format,omitempty"`
-	// Redacted tells that Content (or a run's output) went through the
-	// write policy already; the drainer stores it as it is.
-	Redacted bool `json:"redacted,omitempty"`
 	// PID is the process writing a run's output: its item is not drained
 	// while that process lives.
 	PID int `json:"pid,omitempty"`
@@ -80,13 +81,18 @@ func spoolAs(dir, name string, item SpoolItem) (string, error) {
 	return p, os.Rename(tmp, p)
 }
 
-// NewRunOutput creates the file a memex run spools its output to, 0600.
+// NewRunOutput creates the file a memex run spools its output to, 0600;
+// until ReleaseRun, this process's drains leave it alone.
 func NewRunOutput(dir string) (*os.File, error) {
 	sp, err := SpoolPath(dir)
 	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(sp, "run-"+memex.NewID(time.Now()).String()+".out"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(filepath.Join(sp, "run-"+memex.NewID(time.Now()).String()+".out"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		activeRuns.Store(f.Name(), true)
+	}
+	return f, err
 }
 
 // Spooled is one item found in the spool: its file, and for a run the
@@ -98,9 +104,24 @@ type Spooled struct {
 	Err    error // the item could not be read
 }
 
-// Running reports whether the item belongs to a run still in progress.
+// activeRuns holds the outputs this process is writing (NewRunOutput
+// until ReleaseRun): its own drains must leave them alone.
+var activeRuns sync.Map
+
+// ReleaseRun says this process is done with the run output at path,
+// archived or not: a drain may take it from now on.
+func ReleaseRun(path string) { activeRuns.Delete(path) }
+
+// Running reports whether the item belongs to a run still in progress:
+// one of this process's, or of a process that lives.
 func (s Spooled) Running() bool {
-	return s.Output != "" && s.Item.PID > 0 && s.Item.PID != os.Getpid() && alive(s.Item.PID)
+	if s.Output == "" {
+		return false
+	}
+	if _, mine := activeRuns.Load(s.Output); mine {
+		return true
+	}
+	return s.Item.PID > 0 && s.Item.PID != os.Getpid() && alive(s.Item.PID)
 }
 
 // ListSpool returns dir's spooled items, oldest first. A run's output

@@ -83,9 +83,11 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 		event = in.Event
 	}
 	if strings.EqualFold(event, "notify") {
-		if err := a.codexNotify(ctx, in.Raw); err != nil {
+		err := a.codexNotify(ctx, in.Raw)
+		if err != nil {
 			fmt.Fprintf(a.stderr, "memex hook notify: %s\n", userMessage(err))
 		}
+		a.recordHook(host, "notify", in, err)
 		return
 	}
 	switch hosts.Event(event) {
@@ -103,6 +105,17 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	if err != nil {
 		fmt.Fprintf(a.stderr, "memex hook %s: %s\n", event, userMessage(err))
 	}
+	a.recordHook(host, hosts.Event(event), in, err)
+}
+
+// recordHook leaves the note memex doctor reads: which hook ran last,
+// when, and how it ended.
+func (a *app) recordHook(host, event string, in hosts.HookInput, err error) {
+	r := hosts.HookRun{Host: host, Event: event, Session: in.SessionID, At: time.Now().UTC()}
+	if err != nil {
+		r.Error = userMessage(err)
+	}
+	hosts.RecordHook(a.home, r)
 }
 
 func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {

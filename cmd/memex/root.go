@@ -173,6 +173,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.ingestCommand(), a.sessionsCommand(), a.replayCommand(),
 		a.evalCommand(),
 		a.versionCommand(),
+		a.doctorCommand(),
 	)
 	return root
 }

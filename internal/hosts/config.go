@@ -198,8 +198,22 @@ func emptyConfig(b []byte) bool {
 	return len(t) == 0 || string(t) == "{}"
 }
 
-// hostEdits lists the files a host's install touches.
-func hostEdits(host string, o Options, remove bool) ([]edit, error) {
+// layout is where a host keeps what install writes: the file of its hook
+// handlers ("" for a host without command hooks) and the file of its MCP
+// servers, under serverKey (a JSON object of servers) or, with toml set,
+// Codex's config.toml.
+type layout struct {
+	hooks     string
+	specs     []hookSpec
+	server    string
+	serverKey string
+	toml      bool
+	// newServer is the server entry install writes.
+	newServer func(argv []string) *object
+}
+
+// hostLayout is host's layout for o's scope.
+func hostLayout(host string, o *Options) (layout, error) {
 	pick := func(user, proj string) string {
 		if o.Project {
 			return proj
@@ -213,35 +227,61 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 		if d := o.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 			dir, mcpFile = d, filepath.Join(d, ".claude.json")
 		}
-		argv := o.argv("mcp")
-		server := newObject("type", "stdio", "command", argv[0], "args", anys(argv[1:]))
-		return []edit{
-			{pick(filepath.Join(dir, "settings.json"), filepath.Join(o.Dir, ".claude", "settings.json")),
-				jsonEdit(func(root *object) error { return editHooks(root, &o, "claude-code", claudeHooks, remove) })},
-			{pick(mcpFile, filepath.Join(o.Dir, ".mcp.json")),
-				jsonEdit(func(root *object) error { return editServer(root, "mcpServers", server, remove) })},
+		return layout{
+			hooks: pick(filepath.Join(dir, "settings.json"), filepath.Join(o.Dir, ".claude", "settings.json")), specs: claudeHooks,
+			server: pick(mcpFile, filepath.Join(o.Dir, ".mcp.json")), serverKey: "mcpServers",
+			newServer: func(argv []string) *object {
+				return newObject("type", "stdio", "command", argv[0], "args", anys(argv[1:]))
+			},
 		}, nil
 	case "codex":
 		dir := ingest.CodexHome(o.Getenv, o.UserHome)
 		if o.Project {
 			dir = filepath.Join(o.Dir, ".codex")
 		}
-		return []edit{
-			{filepath.Join(dir, "hooks.json"), jsonEdit(func(root *object) error { return editHooks(root, &o, "codex", codexHooks, remove) })},
-			{filepath.Join(dir, "config.toml"), tomlEdit(&o, remove)},
-		}, nil
+		return layout{hooks: filepath.Join(dir, "hooks.json"), specs: codexHooks, server: filepath.Join(dir, "config.toml"), toml: true}, nil
 	case "opencode":
 		cfg := filepath.Join(o.UserHome, ".config")
 		if d := o.Getenv("XDG_CONFIG_HOME"); d != "" {
 			cfg = d
 		}
-		server := newObject("type", "local", "command", anys(o.argv("mcp")), "enabled", true)
-		return []edit{
-			{pick(filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(o.Dir, "opencode.json")),
-				jsonEdit(func(root *object) error { return editServer(root, "mcp", server, remove) })},
+		return layout{
+			server: pick(filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(o.Dir, "opencode.json")), serverKey: "mcp",
+			newServer: func(argv []string) *object {
+				return newObject("type", "local", "command", anys(argv), "enabled", true)
+			},
 		}, nil
 	}
-	return nil, fmt.Errorf("unknown host %q: want %s: %w", host, strings.Join(Names, ", "), memex.ErrInvalid)
+	return layout{}, fmt.Errorf("unknown host %q: want %s: %w", host, strings.Join(Names, ", "), memex.ErrInvalid)
+}
+
+// hostEdits lists the files a host's install touches, with their edits.
+// Hooks and servers in one file make one edit.
+func hostEdits(host string, o Options, remove bool) ([]edit, error) {
+	l, err := hostLayout(host, &o)
+	if err != nil {
+		return nil, err
+	}
+	var out []edit
+	hooks := func(root *object) error { return editHooks(root, &o, host, l.specs, remove) }
+	server := func(root *object) error { return editServer(root, l.serverKey, l.newServer(o.argv("mcp")), remove) }
+	if l.hooks != "" && l.hooks != l.server {
+		out = append(out, edit{l.hooks, jsonEdit(hooks)})
+	}
+	switch {
+	case l.toml:
+		out = append(out, edit{l.server, tomlEdit(&o, remove)})
+	case l.hooks == l.server:
+		out = append(out, edit{l.server, jsonEdit(func(root *object) error {
+			if err := hooks(root); err != nil {
+				return err
+			}
+			return server(root)
+		})})
+	default:
+		out = append(out, edit{l.server, jsonEdit(server)})
+	}
+	return out, nil
 }
 
 // jsonEdit applies fn to a JSON object file, keeping key order. A missing

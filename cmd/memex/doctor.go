@@ -1,0 +1,387 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/spf13/cobra"
+)
+
+// doctorProblem is one thing memex doctor found wrong, with its fix.
+type doctorProblem struct {
+	Where   string `json:"where"`
+	Problem string `json:"problem"`
+	Fix     string `json:"fix"`
+}
+
+type doctorBinary struct {
+	Path    string `json:"path"`
+	Runs    bool   `json:"runs"`
+	Version string `json:"version,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+type doctorHost struct {
+	hosts.Installation
+	// Recorded says install's record (installs.json) lists this host's
+	// files.
+	Recorded bool           `json:"recorded"`
+	Binaries []doctorBinary `json:"binaries,omitempty"`
+	// WritesTo are the memex homes the installed commands use.
+	WritesTo []string       `json:"writes_to,omitempty"`
+	LastHook *hosts.HookRun `json:"last_hook,omitempty"`
+}
+
+type doctorServer struct {
+	Running   bool   `json:"running"` // serve.addr names a server
+	Addr      string `json:"addr,omitempty"`
+	Answering bool   `json:"answering"`
+	Version   string `json:"version,omitempty"`
+}
+
+type doctorStore struct {
+	Exists       bool          `json:"exists"`
+	Schema       int           `json:"schema,omitempty"`
+	PendingIndex int64         `json:"pending_index"`
+	Files        []fileProblem `json:"files"` // modes too wide, spool left over
+	Note         string        `json:"note,omitempty"`
+}
+
+type doctorReport struct {
+	Version  string          `json:"version"`
+	Home     string          `json:"home"`
+	OK       bool            `json:"ok"`
+	Hosts    []doctorHost    `json:"hosts"`
+	Server   doctorServer    `json:"server"`
+	Store    doctorStore     `json:"store"`
+	Problems []doctorProblem `json:"problems"`
+}
+
+func (r *doctorReport) problem(where, problem, fix string) {
+	r.Problems = append(r.Problems, doctorProblem{where, problem, fix})
+}
+
+func (a *app) doctorCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Check memex's installs in the agent hosts and the store they write to",
+		Long: `Check that memex works where it was installed, and say how to fix what does not:
+
+  hosts   for each agent host memex is installed in (user and project scope): whether its
+          configuration still holds memex's hooks and MCP server, whether the memex
+          binary they name runs, which store they write to (this one?), and the last hook
+          that ran and how it went
+  server  whether a memex serve named in the home is running and answering
+  store   whether the store opens (schema), entries not yet in the search index, hook
+          captures left in the spool, files other users can read
+
+Exits 1 when something is wrong; --json prints the whole report.`,
+		Example: `  memex doctor
+  memex --home ~/work/memex doctor --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			rep := a.doctor(c.Context())
+			if asJSON {
+				if err := writeJSON(a.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(a, rep)
+			}
+			if !rep.OK {
+				return &exitStatus{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return c
+}
+
+// defaultHome is ~/.memex, the home commands without --home use.
+func defaultHome() string {
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, ".memex")
+}
+
+func (a *app) doctor(ctx context.Context) doctorReport {
+	rep := doctorReport{Version: version, Home: a.home, Hosts: []doctorHost{}, Problems: []doctorProblem{}}
+	a.doctorHosts(ctx, &rep)
+	a.doctorServer(ctx, &rep)
+	a.doctorStore(ctx, &rep)
+	rep.OK = len(rep.Problems) == 0
+	return rep
+}
+
+// installFix is the command that (re)installs host for this home.
+func (a *app) installFix(host, scope string) string {
+	cmd := "memex"
+	if h := a.installedHome(); h != "" {
+		cmd += " --home " + shellJoin([]string{h})
+	}
+	cmd += " install " + host
+	if scope == "project" {
+		cmd += " --scope project"
+	}
+	return cmd
+}
+
+func (a *app) doctorHosts(ctx context.Context, rep *doctorReport) {
+	recorded, err := hosts.Installed(filepath.Join(a.home, "installs.json"))
+	if err != nil {
+		rep.problem("installs.json", err.Error(), "move it away; memex install writes a new one")
+	}
+	var scopes []bool
+	scopes = append(scopes, false)
+	if cwd, err := os.Getwd(); err == nil && cwd != "" {
+		if dir, _ := os.UserHomeDir(); filepath.Clean(cwd) != filepath.Clean(dir) {
+			scopes = append(scopes, true)
+		}
+	}
+	binRuns := map[string]doctorBinary{}
+	for _, name := range hosts.Names {
+		for _, project := range scopes {
+			in, err := hosts.Inspect(name, hosts.Options{Project: project})
+			if err != nil {
+				rep.problem(name, err.Error(), "")
+				continue
+			}
+			h := doctorHost{Installation: in}
+			for _, f := range in.Files {
+				if recorded[f] == name {
+					h.Recorded = true
+				}
+			}
+			if !in.Present() && !h.Recorded && len(in.Errors) == 0 {
+				continue // not installed here
+			}
+			where := name
+			if project {
+				where += " (project)"
+			}
+			fix := a.installFix(name, in.Scope)
+			for _, e := range in.Errors {
+				rep.problem(where, e, "fix the file by hand, then run "+fix)
+			}
+			switch {
+			case !in.Present():
+				rep.problem(where, "memex's hooks and MCP server are gone from "+strings.Join(in.Files, " and ")+" (removed by hand?)", fix)
+			case len(in.Hooks) > 0 && len(in.Missing) > 0:
+				rep.problem(where, "hooks missing: "+strings.Join(in.Missing, ", "), fix)
+			case len(in.Hooks) == 0 && len(in.Missing) > 0:
+				rep.problem(where, "memex's hooks are gone (its MCP server is still there): nothing is captured as the agent works", fix)
+			}
+			if in.Present() && in.Server == nil {
+				rep.problem(where, "the memex MCP server is gone: the agent cannot search or read the archive", fix)
+			}
+			homes := map[string]bool{}
+			for _, c := range in.Commands() {
+				if _, seen := binRuns[c.Bin]; !seen {
+					b := doctorBinary{Path: c.Bin}
+					if !filepath.IsAbs(c.Bin) {
+						b.Error = "not an absolute path: the host looks it up on its own PATH"
+					} else if v, err := hosts.RunsVersion(ctx, c.Bin); err != nil {
+						b.Error = err.Error()
+						if errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "no such file") {
+							b.Error = "no such file"
+						}
+					} else {
+						b.Runs, b.Version = true, v
+					}
+					binRuns[c.Bin] = b
+				}
+				if !slices.Contains(h.binPaths(), c.Bin) {
+					h.Binaries = append(h.Binaries, binRuns[c.Bin])
+				}
+				dir := c.Home
+				if dir == "" {
+					dir = defaultHome()
+				}
+				homes[filepath.Clean(dir)] = true
+			}
+			for _, b := range h.Binaries {
+				if !b.Runs {
+					rep.problem(where, fmt.Sprintf("its hooks run %s, which does not run as memex (%s)", b.Path, b.Error), fix+" (it writes the path of the memex you run it with)")
+				}
+			}
+			for dir := range homes {
+				h.WritesTo = append(h.WritesTo, dir)
+			}
+			sort.Strings(h.WritesTo)
+			for _, dir := range h.WritesTo {
+				if dir != filepath.Clean(a.home) {
+					rep.problem(where, fmt.Sprintf("its hooks write to the store in %s, not to this one (%s): what the agent archives is not what you read", dir, a.home),
+						fix+" (or read that store: memex --home "+shellJoin([]string{dir})+" ...)")
+				}
+			}
+			if len(h.WritesTo) > 0 {
+				if r, ok := hosts.LastHook(h.WritesTo[0], name); ok {
+					h.LastHook = &r
+					if r.Error != "" {
+						rep.problem(where, fmt.Sprintf("the last hook (%s, %s) failed: %s", r.Event, r.At.Local().Format(time.DateTime), r.Error), "fix what it says; the next hook that runs clears this")
+					}
+				}
+			}
+			rep.Hosts = append(rep.Hosts, h)
+		}
+	}
+}
+
+func (h doctorHost) binPaths() []string {
+	out := make([]string, len(h.Binaries))
+	for i, b := range h.Binaries {
+		out[i] = b.Path
+	}
+	return out
+}
+
+func (a *app) doctorServer(ctx context.Context, rep *doctorReport) {
+	srv, ok := home.ReadServer(a.home)
+	if !ok {
+		return
+	}
+	rep.Server.Running, rep.Server.Addr = true, srv.Addr
+	_, r, ok := a.runningServer(ctx)
+	if !ok {
+		rep.problem("server", fmt.Sprintf("%s names a memex serve at %s that does not answer (killed?): hooks and commands fall back to the store, waiting for its lock",
+			filepath.Join(a.home, home.ServerFile), srv.Addr),
+			"start it again (memex serve), or remove "+filepath.Join(a.home, home.ServerFile))
+		return
+	}
+	rep.Server.Answering = true
+	var hz struct {
+		Version string `json:"version"`
+	}
+	if err := r.getJSON(ctx, "/healthz", nil, &hz); err == nil {
+		rep.Server.Version = hz.Version
+	}
+}
+
+func (a *app) doctorStore(ctx context.Context, rep *doctorReport) {
+	files, err := homeProblems(a.home)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		rep.problem("store", err.Error(), "")
+	}
+	rep.Store.Files = files
+	for _, f := range files {
+		fix := "chmod as it says"
+		if strings.Contains(f.Message, "spooled") {
+			fix = "run any memex command that writes (memex ingest claude-code, say): it archives the spool first"
+		}
+		rep.problem("store", f.Path+": "+f.Message, fix)
+	}
+	if rep.Server.Answering {
+		_, r, _ := a.runningServer(ctx)
+		var st map[string]any
+		if err := r.getJSON(ctx, "/v1/stats", nil, &st); err != nil {
+			rep.problem("store", "the server did not give the store's figures: "+userMessage(err), "")
+			return
+		}
+		rep.Store.Exists, rep.Store.Schema = true, archive.SchemaVersion
+		rep.Store.PendingIndex, _ = toInt64(st["pending_index"])
+		rep.Store.Note = "read through the running server, which keeps the index caught up"
+		return
+	}
+	h, err := home.Open(ctx, a.home, home.Options{Shared: true, Wait: 2 * time.Second, Logger: a.log})
+	switch {
+	case errors.Is(err, home.ErrNoStore):
+		rep.Store.Note = "no store yet: the first hook or memex command that archives creates it"
+		return
+	case errors.Is(err, memex.ErrBusy):
+		rep.Store.Exists = true
+		rep.Store.Note = "busy: " + home.Holder(a.home) + " holds it; run memex doctor again when it is done"
+		return
+	case err != nil:
+		rep.problem("store", userMessage(err), "memex verify says more")
+		return
+	}
+	defer h.Close()
+	rep.Store.Exists, rep.Store.Schema = true, archive.SchemaVersion
+	if err := h.Store.Pending(ctx, func(memex.ID) error { rep.Store.PendingIndex++; return nil }); err != nil {
+		rep.problem("store", "reading the entries not yet indexed: "+userMessage(err), "memex verify says more")
+	}
+}
+
+func toInt64(v any) (int64, bool) {
+	f, ok := v.(float64)
+	return int64(f), ok
+}
+
+func printDoctor(a *app, rep doctorReport) {
+	w := a.stdout
+	fmt.Fprintf(w, "memex %s, store in %s\n", rep.Version, rep.Home)
+	if len(rep.Hosts) == 0 {
+		fmt.Fprintf(w, "hosts: memex is installed in none (memex install %s)\n", strings.Join(hosts.Names, "|"))
+	}
+	for _, h := range rep.Hosts {
+		fmt.Fprintf(w, "%s (%s scope): %d of %d hooks", h.Host, h.Scope, len(h.Hooks), len(h.Hooks)+len(h.Missing))
+		if h.Server != nil {
+			fmt.Fprint(w, ", MCP server")
+		} else {
+			fmt.Fprint(w, ", no MCP server")
+		}
+		if len(h.WritesTo) > 0 {
+			fmt.Fprintf(w, ", writing to %s", strings.Join(h.WritesTo, " and "))
+		}
+		fmt.Fprintln(w)
+		for _, b := range h.Binaries {
+			if b.Runs {
+				fmt.Fprintf(w, "  runs %s (%s)\n", b.Path, b.Version)
+			} else {
+				fmt.Fprintf(w, "  runs %s: %s\n", b.Path, b.Error)
+			}
+		}
+		if h.LastHook != nil {
+			outcome := "ok"
+			if h.LastHook.Error != "" {
+				outcome = "failed: " + h.LastHook.Error
+			}
+			fmt.Fprintf(w, "  last hook: %s at %s, %s\n", h.LastHook.Event, h.LastHook.At.Local().Format(time.DateTime), outcome)
+		} else if len(h.Hooks) > 0 {
+			fmt.Fprintln(w, "  last hook: none has run yet")
+		}
+	}
+	switch {
+	case !rep.Server.Running:
+		fmt.Fprintln(w, "server: none running")
+	case rep.Server.Answering:
+		fmt.Fprintf(w, "server: %s answering (memex %s)\n", rep.Server.Addr, rep.Server.Version)
+	default:
+		fmt.Fprintf(w, "server: %s not answering\n", rep.Server.Addr)
+	}
+	if rep.Store.Exists && rep.Store.Schema > 0 {
+		fmt.Fprintf(w, "store: schema v%d, %d entries waiting for the index (the next memex search indexes them first)", rep.Store.Schema, rep.Store.PendingIndex)
+		if rep.Store.Note != "" {
+			fmt.Fprintf(w, " (%s)", rep.Store.Note)
+		}
+		fmt.Fprintln(w)
+	} else if rep.Store.Note != "" {
+		fmt.Fprintf(w, "store: %s\n", rep.Store.Note)
+	}
+	if len(rep.Problems) == 0 {
+		fmt.Fprintln(w, "no problems found")
+		return
+	}
+	fmt.Fprintf(w, "\n%d problem(s):\n", len(rep.Problems))
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "- %s: %s\n", p.Where, p.Problem)
+		if p.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", p.Fix)
+		}
+	}
+}

@@ -22,6 +22,9 @@ type ContextOptions struct {
 	Project string
 	Budget  int
 	Before  memex.ID // only entries strictly before this ID
+	// Checkout, when set, marks the entries whose file lines it can
+	// check (see stale.go); the mark is part of the entry's line.
+	Checkout *Checkout
 }
 
 // ContextEntry is one line of an IndexedSummary.
@@ -32,6 +35,9 @@ type ContextEntry struct {
 	Kind    memex.Kind `json:"kind"`
 	Tool    string     `json:"tool"`
 	Created time.Time  `json:"created"`
+	// Mark and Evidence: see Item.
+	Mark     string `json:"mark,omitempty"`
+	Evidence []Mark `json:"evidence,omitempty"`
 }
 
 // ContextResult is an IndexedSummary: Total entries matched, Omitted of
@@ -69,13 +75,14 @@ func (r *Reader) Context(ctx context.Context, opts ContextOptions) (ContextResul
 	lines := make([]string, len(entries))
 	cost := make([]int, len(entries))
 	all := count(hdr + "\n")
+	marks := r.CheckEntries(ctx, opts.Checkout, entries)
 	for i, e := range entries {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return ContextResult{}, err
 			}
 		}
-		lines[i] = contextLine(e)
+		lines[i] = contextLine(e, MarkText(marks[i]))
 		cost[i] = count(lines[i])
 		all += cost[i]
 	}
@@ -150,7 +157,7 @@ func (r *Reader) Context(ctx context.Context, opts ContextOptions) (ContextResul
 		if keep[i] {
 			res.Entries = append(res.Entries, ContextEntry{
 				ID: e.ID.String(), Summary: e.DisplaySummary(), Tokens: e.Tokens,
-				Kind: e.Kind, Tool: e.Tool, Created: e.Created,
+				Kind: e.Kind, Tool: e.Tool, Created: e.Created, Mark: Worst(marks[i]), Evidence: marks[i],
 			})
 		}
 	}
@@ -238,11 +245,15 @@ func contextHeader(opts ContextOptions, entries []memex.Entry) string {
 	return s + "]"
 }
 
-// contextLine is "ID  summary  (N tok)\n".
-func contextLine(e memex.Entry) string {
+// contextLine is "ID  summary  (N tok)\n", with " · mark" after the
+// summary when mark is set.
+func contextLine(e memex.Entry, mark string) string {
 	sum := strings.Join(strings.Fields(strings.ToValidUTF8(e.DisplaySummary(), "\uFFFD")), " ")
 	if sum == "" {
 		sum = string(e.Kind)
+	}
+	if mark != "" {
+		sum += " · " + mark
 	}
 	return e.ID.String() + "  " + sum + "  (" + commas(int(e.Tokens)) + " tok)\n"
 }

@@ -53,6 +53,10 @@ type Options struct {
 	Budget  int    // tokens for the whole output; 0 means DefaultBudget
 	Query   string // terms whose lines are shown first (case-insensitive)
 	Project string // narrows aliases that name entries in several projects
+	// Checkout, when set, checks the file lines each entry showed
+	// against the working tree and marks the entry (see stale.go); the
+	// mark is part of its header, so the budget counts it.
+	Checkout *Checkout
 }
 
 // Item is one dereferenced entry. Content holds the exact bytes of the
@@ -65,6 +69,10 @@ type Item struct {
 	Complete bool      `json:"complete"`
 	Content  string    `json:"content"`
 	Omitted  []Omitted `json:"omitted"`
+	// Mark sums up Evidence: current, changed or gone; empty when the
+	// entry shows no file of the checkout (or none was given).
+	Mark     string `json:"mark,omitempty"`
+	Evidence []Mark `json:"evidence,omitempty"`
 
 	// Windows locate the shown bytes in the entry's body (for callers
 	// that check or highlight them); not part of the JSON contract.
@@ -99,6 +107,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 	res := Result{Budget: budget, Items: []Item{}, Missing: []string{}}
 	var items []*item
 	var entries []memex.Entry
+	var marks [][]Mark
 	var missingLines []string
 	seen := map[memex.ID]bool{}
 	// Bodies and line indexes are the bulk of what a deref allocates
@@ -140,8 +149,17 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		if e.Tokens > 0 || len(body) == 0 {
 			total = int(e.Tokens)
 		}
-		items = append(items, newItem(id.String(), header(e), total, body, opts.Query))
+		var m []Mark
+		if opts.Checkout != nil {
+			m = opts.Checkout.Check(ctx, e, func() ([]byte, error) { return body, nil })
+		}
+		hdr := header(e)
+		if t := MarkText(m); t != "" {
+			hdr += " · " + t
+		}
+		items = append(items, newItem(id.String(), hdr, total, body, opts.Query))
 		entries = append(entries, e)
+		marks = append(marks, m)
 	}
 	tail := strings.Join(missingLines, "")
 	rd, used, err := allocate(ctx, items, budget, tail)
@@ -153,6 +171,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		res.Items = append(res.Items, Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
 			Complete: len(r.omitted) == 0, Content: r.content, Omitted: r.omitted, Windows: r.windows,
+			Mark: Worst(marks[i]), Evidence: marks[i],
 		})
 	}
 	// allocate counted this very text exactly.

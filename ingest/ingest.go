@@ -599,6 +599,7 @@ func (r *runner) store(ctx context.Context, src *source) error {
 				r.rep.count(&r.rep.RedactedKinds, k, v)
 			}
 		}
+		RecordShown(&e, "", body)
 		if _, err := r.sink.Add(ctx, e, bytesReader(body)); err != nil {
 			if errors.Is(err, memex.ErrInvalid) {
 				// One bad record (an alias of the wrong shape, ...) must not

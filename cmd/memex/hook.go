@@ -120,6 +120,7 @@ func (a *app) recordHook(host, event string, in hosts.HookInput, err error) {
 
 func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {
 	e, body := hosts.ToolEntry(host, in)
+	ingest.RecordShown(&e, in.Cwd, body)
 	if _, r, ok := a.runningServer(ctx); ok {
 		// The server redacts (and counts) what it stores.
 		if err := remoteAddJSON(ctx, r, e, body); err == nil {

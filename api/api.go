@@ -144,6 +144,13 @@ type Options struct {
 	Catalog Catalog
 	// Ingester serves POST /v1/ingest; nil answers 501.
 	Ingester Ingester
+	// Memory serves GET /v1/handoff, GET /v1/stale and memex_handoff;
+	// nil answers 501.
+	Memory Memory
+	// Checkout, when set, gives the working tree that memex_read checks
+	// the file lines of entries against (see deref.Checkout); called once
+	// per request.
+	Checkout func() *deref.Checkout
 
 	// Hosts are the Host names the server answers besides loopback ones
 	// (localhost, 127.0.0.1, ::1): the name or address it is reached by
@@ -243,6 +250,13 @@ func New(opts Options) (*Server, error) {
 
 // Handler returns the HTTP handler: /healthz, /v1 and /mcp.
 func (s *Server) Handler() http.Handler { return s.http }
+
+func (s *Server) checkout() *deref.Checkout {
+	if s.opts.Checkout == nil {
+		return nil
+	}
+	return s.opts.Checkout()
+}
 
 func (s *Server) session() string {
 	if s.opts.Session == nil {

@@ -51,6 +51,12 @@
 //	                                    memex ingest --json's plus "warnings"
 //	                                    (the first 20 problems) and
 //	                                    "more_warnings" (how many others)
+//	GET  /v1/handoff                    project budget exclude -> the handoff
+//	                                    capsule (package memory's JSON, with
+//	                                    "text"); format=text: the text alone
+//	GET  /v1/stale                      project limit -> the memories whose
+//	                                    file lines changed in the server's
+//	                                    checkout, newest first
 //	     /mcp                           MCP, streamable HTTP
 //
 // Every route refuses a Host that is not loopback or in Options.Hosts
@@ -75,6 +81,6 @@
 // # MCP tools
 //
 // memex_search, memex_read, memex_compress and memex_context, described in
-// mcp.go. Their text results stay under MaxToolTokens (Claude Code cuts MCP
+// mcp.go, and memex_handoff (memory.go). Their text results stay under MaxToolTokens (Claude Code cuts MCP
 // results above 25,000 tokens).
 package api

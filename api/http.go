@@ -47,6 +47,8 @@ func (s *Server) routes() http.Handler {
 			r.Get("/sessions/{session}", s.handleSession)
 			r.Get("/stats", s.handleStats)
 			r.Post("/ingest", s.handleIngest)
+			r.Get("/handoff", s.handleHandoff)
+			r.Get("/stale", s.handleStale)
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const instructions = `memex archives every tool output of this and earlier sessions, at full fidelity, under stable IDs (26-character ULIDs) and aliases. Keep short summaries with IDs in your working context instead of copying big outputs; when you need the exact evidence again, call memex_read with the IDs and a token budget. memex_search finds entries by words, file paths and filters across sessions and agents. memex_compress archives blocks you choose (your notes, or verbatim spans of this session's transcript by anchors) and returns their IDs. memex_context lists what this session (or project) has archived, one line per entry with its ID.`
+const instructions = `memex archives every tool output of this and earlier sessions, at full fidelity, under stable IDs (26-character ULIDs) and aliases. Keep short summaries with IDs in your working context instead of copying big outputs; when you need the exact evidence again, call memex_read with the IDs and a token budget. memex_search finds entries by words, file paths and filters across sessions and agents. memex_compress archives blocks you choose (your notes, or verbatim spans of this session's transcript by anchors) and returns their IDs. memex_context lists what this session (or project) has archived, one line per entry with its ID. memex_handoff tells what earlier sessions of any agent left for this project (their tasks, notes, open failures, files, commits): call it when you start on a project. An entry that showed a file says whether those lines still stand in the checkout ("file changed since" means: read the file again before relying on it).`
 
 // Tool inputs. Descriptions are what the model reads.
 
@@ -80,6 +80,7 @@ func (s *Server) mcpServer() *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_compress", Description: `Archive what you want to drop from your context and keep its index: your summary (a note) plus blocks, each either given as content or located verbatim in this session's archived transcript by a start, a middle and an end anchor. Returns the ID and alias of every block; cite them in your summary and read them back later with memex_read.`}, s.toolCompress)
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_context", Description: `The IndexedSummary of this session (or of a project across sessions and agents): one line per archived entry with its ID, what ran and how it ended, within a token budget. Use it after a compaction or at the start of work to see what is archived and read details with memex_read.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolContext)
+	s.addMemoryTools(srv)
 	return srv
 }
 
@@ -203,7 +204,7 @@ func (s *Server) toolRead(ctx context.Context, _ *mcp.CallToolRequest, in readIn
 	if len(in.IDs) == 0 {
 		return nil, nil, fmt.Errorf("memex_read: ids is empty: %w", memex.ErrInvalid)
 	}
-	res, err := s.reader.Deref(ctx, in.IDs, deref.Options{Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project})
+	res, err := s.reader.Deref(ctx, in.IDs, deref.Options{Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project, Checkout: s.checkout()})
 	if err != nil {
 		return nil, nil, err
 	}

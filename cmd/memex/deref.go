@@ -13,6 +13,7 @@ type derefOptions struct {
 	query   string
 	project string
 	json    bool
+	noCheck bool
 }
 
 // aliasHelp says what names an entry, for the commands that take one.
@@ -39,7 +40,13 @@ too small for anything useful is an error that names the minimum.
 ` + aliasHelp + `
 
 --json: {"budget","used","items":[{"id","summary","tokens","complete","content",
-"omitted":[{"from","to","tokens"}]}],"missing":[...]}`,
+"omitted":[{"from","to","tokens"}],"mark","evidence"}],"missing":[...]}
+
+An entry that showed lines of a file of the current checkout's project (a read, a view,
+an edit's snippet, grep hits) is checked against the file as it is now: its header says
+"file current", "file changed since" (with the first line that differs) or "file gone",
+and --json carries "mark" and "evidence" (--no-check skips it). The mark is counted in
+the budget.`,
 		Example: `  memex deref 01JD8X3N6Q4W0G2Y7T5R9KZC1M --budget 1500 --query "nil map"
   memex deref toolu_01ABC sess-42#3 --budget 4000 --json`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -56,7 +63,11 @@ too small for anything useful is an error that names the minimum.
 			if err != nil {
 				return err
 			}
-			res, err := deref.New(s).Deref(c.Context(), args, deref.Options{Budget: o.budget, Query: o.query, Project: o.project})
+			opts := deref.Options{Budget: o.budget, Query: o.query, Project: o.project}
+			if !o.noCheck {
+				opts.Checkout = workingCheckout()
+			}
+			res, err := deref.New(s).Deref(c.Context(), args, opts)
 			if err != nil {
 				return err
 			}
@@ -77,6 +88,7 @@ too small for anything useful is an error that names the minimum.
 	f := c.Flags()
 	f.IntVar(&o.budget, "budget", deref.DefaultBudget, "tokens for the whole output")
 	f.StringVar(&o.query, "query", "", "terms whose lines are shown first")
+	f.BoolVar(&o.noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
 	f.Var(projectValue{&o.project}, "project", "narrow aliases that name entries in several projects")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
@@ -85,7 +97,7 @@ too small for anything useful is an error that names the minimum.
 type contextOptions struct {
 	session, project, before string
 	budget                   int
-	json                     bool
+	json, noCheck            bool
 }
 
 func (a *app) contextCommand() *cobra.Command {
@@ -103,7 +115,8 @@ $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current dir
 --before ID shows the view as it was just before that entry.
 
 --json: {"budget","used","total","omitted","entries":[{"id","summary","tokens","kind",
-"tool","created"}]} with entries in session order.`,
+"tool","created","mark","evidence"}]} with entries in session order; entries whose file
+lines no longer stand in the current checkout say so on their line (--no-check skips it).`,
 		Example: `  memex context --session 5f0c2a91 --budget 2000
   memex context --project ~/src/api --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
 		Args: exactArgs(0),
@@ -117,6 +130,9 @@ $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current dir
 				return err
 			}
 			opts := deref.ContextOptions{Session: o.session, Project: o.project, Budget: o.budget}
+			if !o.noCheck {
+				opts.Checkout = workingCheckout()
+			}
 			if opts.Session == "" && opts.Project == "" {
 				for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
 					if opts.Session = os.Getenv(v); opts.Session != "" {
@@ -149,6 +165,7 @@ $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current dir
 	f.StringVar(&o.session, "session", "", "the session to summarize")
 	f.Var(projectValue{&o.project}, "project", "the project to summarize (all its sessions)")
 	f.StringVar(&o.before, "before", "", "only entries before this ID or alias")
+	f.BoolVar(&o.noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
 	f.IntVar(&o.budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c

@@ -206,6 +206,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	srv, err := api.New(api.Options{
 		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix},
+		Memory: newMemoryService(s), Checkout: workingCheckout,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
 	})

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/memex-archive/memex"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HandoffRequest asks for the handoff capsule of a project (package
+// memory): Budget tokens at most (0: 1,500); Exclude leaves out a session
+// (the one being started). An empty Project is the Memory's own default
+// (the project of the directory the server runs in).
+type HandoffRequest struct {
+	Project string `json:"project,omitempty"`
+	Budget  int    `json:"budget,omitempty"`
+	Exclude string `json:"exclude,omitempty"`
+}
+
+// HandoffResult is a capsule: its rendering, the count of earlier sessions
+// it speaks of, and the JSON-encodable capsule that GET /v1/handoff
+// answers.
+type HandoffResult struct {
+	Text     string
+	Sessions int
+	Capsule  any
+}
+
+// StaleRequest asks for the stale memories of a project (package
+// memory), at most Limit (0: all).
+type StaleRequest struct {
+	Project string `json:"project,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// Memory answers the project-memory requests (cmd/memex adapts package
+// memory); results are JSON-encodable.
+type Memory interface {
+	Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error)
+	Stale(ctx context.Context, req StaleRequest) (any, error)
+}
+
+// handoffInput is memex_handoff's arguments.
+type handoffInput struct {
+	Project string `json:"project,omitempty" jsonschema:"project (as memex names it, e.g. github.com/acme/api); default the project the server runs in"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"most tokens to return; default 1500, at most 20000"`
+}
+
+const handoffDescription = `What earlier sessions (by any agent: Claude Code, Codex, ...) left for this project: their tasks, the notes and decisions, the failures still open, the files most edited (marked when the checkout no longer holds what they showed) and the recent commits, each line with the ID of its evidence. Call it when you start work on a project; read any line's evidence with memex_read.`
+
+func (s *Server) addMemoryTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_handoff", Description: handoffDescription,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolHandoff)
+}
+
+func (s *Server) toolHandoff(ctx context.Context, _ *mcp.CallToolRequest, in handoffInput) (*mcp.CallToolResult, any, error) {
+	if s.opts.Memory == nil {
+		return nil, nil, errUnavailable
+	}
+	budget := in.Budget
+	if budget > 0 {
+		budget = clampBudget(budget)
+	}
+	res, err := s.opts.Memory.Handoff(ctx, HandoffRequest{Project: in.Project, Budget: budget, Exclude: s.session()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(res.Text), nil, nil
+}
+
+// handleHandoff serves GET /v1/handoff?project=P&budget=N&exclude=S
+// (format=text for the rendering alone).
+func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Memory == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	q := r.URL.Query()
+	budget, err := intParam(r, "budget", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if budget < 0 {
+		s.writeError(w, r, fmt.Errorf("budget must be positive: %w", memex.ErrInvalid))
+		return
+	}
+	res, err := s.opts.Memory.Handoff(r.Context(), HandoffRequest{Project: q.Get("project"), Budget: budget, Exclude: q.Get("exclude")})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if q.Get("format") == "text" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte(res.Text))
+		return
+	}
+	writeJSON(w, http.StatusOK, res.Capsule)
+}
+
+// handleStale serves GET /v1/stale?project=P&limit=N.
+func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Memory == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	limit, err := intParam(r, "limit", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.opts.Memory.Stale(r.Context(), StaleRequest{Project: r.URL.Query().Get("project"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

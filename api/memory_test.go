@@ -1,0 +1,61 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+)
+
+// stubMemory answers as package memory does, recording the requests.
+type stubMemory struct{ handoffs []HandoffRequest }
+
+func (m *stubMemory) Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error) {
+	m.handoffs = append(m.handoffs, req)
+	if req.Project == "none" {
+		return HandoffResult{}, fmt.Errorf("memory: handoff: nothing archived for project none: %w", memex.ErrNotFound)
+	}
+	return HandoffResult{Text: "[memex handoff · " + req.Project + "]\n", Sessions: 2,
+		Capsule: map[string]any{"project": req.Project, "text": "[memex handoff · " + req.Project + "]\n"}}, nil
+}
+
+func (m *stubMemory) Stale(ctx context.Context, req StaleRequest) (any, error) {
+	return map[string]any{"project": req.Project, "items": []any{}}, nil
+}
+
+func TestHandoffRoutes(t *testing.T) {
+	mem := &stubMemory{}
+	s, _ := newTestServer(t, "", Options{Memory: mem, Session: func() string { return "live" }})
+	w := do(t, s.Handler(), http.MethodGet, "/v1/handoff?project=github.com/acme/demo&budget=800&exclude=s1", nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET /v1/handoff: %d %s", w.Code, w.Body)
+	}
+	got := decode[map[string]any](t, w)
+	if got["project"] != "github.com/acme/demo" || mem.handoffs[0] != (HandoffRequest{Project: "github.com/acme/demo", Budget: 800, Exclude: "s1"}) {
+		t.Errorf("handoff answer %v, request %+v", got, mem.handoffs[0])
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/handoff?project=none", nil); w.Code != http.StatusNotFound {
+		t.Errorf("unknown project: %d, want 404", w.Code)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/handoff?budget=x", nil); w.Code != http.StatusBadRequest {
+		t.Errorf("bad budget: %d, want 400", w.Code)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/stale?project=p", nil); w.Code != http.StatusOK {
+		t.Errorf("GET /v1/stale: %d", w.Code)
+	}
+
+	// memex_handoff leaves out the live session.
+	text, isErr := call(t, connectMCP(t, s), "memex_handoff", map[string]any{"project": "github.com/acme/demo"})
+	if isErr || !strings.Contains(text, "[memex handoff · github.com/acme/demo]") || mem.handoffs[len(mem.handoffs)-1].Exclude != "live" {
+		t.Errorf("memex_handoff: %q %v %+v", text, isErr, mem.handoffs)
+	}
+
+	// Without a Memory, the routes say so.
+	bare, _ := newTestServer(t, "", Options{})
+	if w := do(t, bare.Handler(), http.MethodGet, "/v1/handoff", nil); w.Code != http.StatusNotImplemented {
+		t.Errorf("no Memory: %d, want 501", w.Code)
+	}
+}

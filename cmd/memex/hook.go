@@ -18,6 +18,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
 
@@ -305,24 +306,16 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 }
 
 // hookSessionStart injects context: after a compaction, this session's
-// IndexedSummary; otherwise the project's recent memory across sessions
-// and agents.
+// IndexedSummary; otherwise the project's handoff capsule (hookHandoff).
 func (a *app) hookSessionStart(ctx context.Context, in hosts.HookInput) error {
-	req := api.ContextRequest{Budget: contextBudget}
-	var intro string
-	if in.Source == "compact" {
-		if in.SessionID == "" {
-			return nil
-		}
-		req.Session = in.SessionID
-		intro = "memex archived this session's tool outputs before the compaction. Each line below is one entry: its ID, what ran and how it ended. Read any entry's exact output with the memex_read tool (ids: [ID], budget in tokens) or `memex show ID`; search with memex_search.\n"
-	} else {
-		req.Project = ingest.DetectProject(in.Cwd)
-		if req.Project == "" {
-			return nil
-		}
-		intro = "memex: recent work archived for this project (" + req.Project + ") by earlier sessions and agents, one line per entry with its ID. Read any entry's exact output with the memex_read tool (ids: [ID]) or `memex show ID`; search with memex_search.\n"
+	if in.Source != "compact" {
+		return a.hookHandoff(ctx, in)
 	}
+	if in.SessionID == "" {
+		return nil
+	}
+	req := api.ContextRequest{Budget: contextBudget, Session: in.SessionID}
+	intro := "memex archived this session's tool outputs before the compaction. Each line below is one entry: its ID, what ran and how it ended. Read any entry's exact output with the memex_read tool (ids: [ID], budget in tokens) or `memex show ID`; search with memex_search.\n"
 	text, err := a.hookContext(ctx, req)
 	if errors.Is(err, memex.ErrNotFound) || errors.Is(err, memex.ErrBusy) {
 		return nil // nothing archived yet, or the store is busy: inject nothing
@@ -331,6 +324,59 @@ func (a *app) hookSessionStart(ctx context.Context, in hosts.HookInput) error {
 		return err
 	}
 	return hosts.ContextOutput(a.stdout, intro, text)
+}
+
+// hookHandoff injects the handoff capsule of the session's project at the
+// start of a session (startup, resume, clear), when an earlier session of
+// the project left something; MEMEX_HANDOFF=off turns it off.
+func (a *app) hookHandoff(ctx context.Context, in hosts.HookInput) error {
+	if handoffOff() {
+		return nil
+	}
+	project := ingest.DetectProject(in.Cwd)
+	if project == "" {
+		return nil
+	}
+	text, sessions, err := a.handoffText(ctx, project, in.SessionID, in.Cwd)
+	if errors.Is(err, memex.ErrNotFound) || errors.Is(err, memex.ErrBusy) {
+		return nil // nothing archived yet, or the store is busy: inject nothing
+	}
+	if err != nil || sessions == 0 {
+		return err // no earlier session: commits alone are no handoff
+	}
+	intro := "memex: what earlier sessions (any agent) left for this project. Read the evidence of any line by its ID with the memex_read tool (ids: [ID]) or `memex show ID`; search with memex_search.\n"
+	return hosts.ContextOutput(a.stdout, intro, text)
+}
+
+// handoffOff reports whether MEMEX_HANDOFF turns the start-of-session
+// capsule off (off, 0, false, no).
+func handoffOff() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("MEMEX_HANDOFF"))) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
+}
+
+// handoffText builds the capsule of project, leaving out session,
+// through the running server or the store (read-only, shared lock), with
+// the evidence checked against the checkout of cwd.
+func (a *app) handoffText(ctx context.Context, project, session, cwd string) (string, int, error) {
+	if _, r, ok := a.runningServer(ctx); ok {
+		q := map[string][]string{"project": {project}, "exclude": {session}}
+		var c memory.Capsule
+		if err := r.getJSON(ctx, "/v1/handoff", q, &c); err != nil {
+			return "", 0, err
+		}
+		return c.Text, c.Sessions, nil
+	}
+	var c memory.Capsule
+	err := lockedStore{a: a, wait: 2 * time.Second}.with(ctx, false, func(h *home.Home) error {
+		var err error
+		c, err = memory.Handoff(ctx, h.Store, memory.HandoffOptions{Project: project, Exclude: session, Checkout: checkoutOf(cwd)})
+		return err
+	})
+	return c.Text, c.Sessions, err
 }
 
 // hookContext builds an IndexedSummary through the running server or the

@@ -41,6 +41,9 @@ func newDoc(in Input) *doc {
 		// two halves from fusing into one line.
 		text += "\n" + string(in.Tail)
 	}
+	// Summaries show what a terminal showed: no colour codes, no
+	// progress-bar redraws (the archive keeps the bytes).
+	text = Clean(text)
 	if d.exit == nil {
 		d.exit = returnCode(text)
 	}

@@ -100,10 +100,11 @@ func firstLine(b []byte) string {
 	return ""
 }
 
-// oneLine folds whitespace runs (newlines included) into single spaces and
-// replaces invalid UTF-8.
+// oneLine folds whitespace runs (newlines included) into single spaces,
+// drops terminal escapes and control characters (Clean) and replaces
+// invalid UTF-8.
 func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ToValidUTF8(Clean(s), "\uFFFD")
 	return strings.Join(strings.Fields(s), " ")
 }
 

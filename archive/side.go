@@ -22,9 +22,9 @@ const (
 	SampleBytes     = 16 << 10
 )
 
-// sideCounter hashes and token-counts a body's chunks on a goroutine of
-// its own, so that counting overlaps compression on another core. Chunks
-// are processed in order.
+// sideCounter hashes, token-counts and tallies (for the summary's counts)
+// a body's chunks on a goroutine of its own, so that counting overlaps
+// compression on another core. Chunks are processed in order.
 type sideCounter struct {
 	in   chan []byte
 	done chan struct{}
@@ -37,6 +37,7 @@ type sideCounter struct {
 	sampled   bool
 	sum       []byte
 	tokens    int64
+	tally     summarize.Tally // read after finish
 }
 
 // chunkPool recycles ChunkSize buffers: most adds are a few kilobytes, and
@@ -70,6 +71,7 @@ func (c *sideCounter) loop() {
 	defer close(c.done)
 	for raw := range c.in {
 		c.hash.Write(raw)
+		c.tally.Write(raw)
 		switch {
 		case c.seen+int64(len(raw)) <= ExactTokenBytes:
 			c.exact.Write(raw)

@@ -3,7 +3,9 @@ package archive
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/memex-archive/memex"
@@ -48,5 +50,23 @@ func TestAddStoresTheBodysRedactedCount(t *testing.T) {
 	plain := add(t, s, memex.Entry{}, []byte("nothing\n"))
 	if plain.Redacted != 0 {
 		t.Fatalf("plain body: Redacted %d", plain.Redacted)
+	}
+}
+
+// TestAddSummaryCountsTheWholeBody: the summary of a body far longer than
+// the head and tail a summary reads counts all of it.
+func TestAddSummaryCountsTheWholeBody(t *testing.T) {
+	s := openMem(t)
+	var b bytes.Buffer
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&b, "=== RUN   TestCase%04d\n--- PASS: TestCase%04d (0.00s)\n", i, i)
+	}
+	b.WriteString("PASS\nok  \texample.com/pkg\t1.234s\n")
+	e, err := s.Add(context.Background(), memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "go test -v ./..."}, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(e.Summary, "go test: 0 failed, 4000 passed") {
+		t.Fatalf("summary %q", e.Summary)
 	}
 }

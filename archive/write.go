@@ -179,7 +179,7 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	e.Tokens, e.TokensEstimated = tokens, estimated
 	if e.Summary == "" {
 		in := summarize.Input{Kind: e.Kind, Tool: e.Tool, Input: e.Input, Exit: e.Exit,
-			Head: w.head, Bytes: e.Bytes, Lines: e.Lines}
+			Head: w.head, Bytes: e.Bytes, Lines: e.Lines, Tally: &w.side.tally}
 		if int64(len(w.head)) < e.Bytes {
 			in.Tail = w.tail
 		}
@@ -273,7 +273,8 @@ func cleanAliases(in []string) ([]string, error) {
 }
 
 // bodyWriter cuts a body into chunks, compresses them, and keeps the
-// hash, token count, line count and the head and tail a summary needs.
+// hash, token count, line count, and the head, tail and counts a summary
+// needs.
 type bodyWriter struct {
 	s     *Store
 	id    memex.ID

@@ -30,6 +30,7 @@ type doc struct {
 	text  string
 	lines []string
 	marks uint32
+	tally *Tally // counts over the whole body (or over text)
 }
 
 func newDoc(in Input) *doc {
@@ -49,7 +50,13 @@ func newDoc(in Input) *doc {
 	}
 	d.text = stripWrapper(text)
 	d.lines = strings.Split(d.text, "\n")
-	d.marks = scanMarks(d.lines)
+	d.tally = in.Tally
+	if d.tally == nil {
+		d.tally = new(Tally)
+		d.tally.Write([]byte(d.text))
+	}
+	d.tally.finish()
+	d.marks = scanMarks(d.lines) | d.tally.marks
 	return d
 }
 
@@ -291,63 +298,70 @@ const (
 func scanMarks(lines []string) uint32 {
 	var m uint32
 	for _, l := range lines {
-		t := strings.TrimLeft(l, " \t")
-		if t == "" {
-			continue
+		m |= markLine(l)
+	}
+	return m
+}
+
+// markLine returns the markers of one line.
+func markLine(l string) uint32 {
+	var m uint32
+	t := strings.TrimLeft(l, " \t")
+	if t == "" {
+		return 0
+	}
+	indented := len(t) < len(l)
+	switch c := t[0]; {
+	case c == '=':
+		m |= mCounts
+		if strings.Contains(t, "test session starts") || strings.Contains(t, "test process starts") {
+			m |= mSession
 		}
-		indented := len(t) < len(l)
-		switch c := t[0]; {
-		case c == '=':
+		if strings.Contains(t, "tests finished") {
 			m |= mCounts
-			if strings.Contains(t, "test session starts") || strings.Contains(t, "test process starts") {
-				m |= mSession
-			}
-			if strings.Contains(t, "tests finished") {
-				m |= mCounts
-			}
-		case c >= '0' && c <= '9':
-			m |= mCounts
-			if strings.Contains(t, " completed, ") {
-				m |= mGradle
-			}
-		case c == 'c' && strings.HasPrefix(t, "collected "):
-			m |= mCounts
-		case c == 't' && strings.HasPrefix(t, "tests finished"), c == 't' && strings.HasPrefix(t, "test result: "):
-			m |= mCounts | mCargo
-		case c == 't' && strings.HasPrefix(t, "thread '"):
-			m |= mPanic
-		case c == 'R' && strings.HasPrefix(t, "Ran "):
-			m |= mUnittest
-		case c == 'F' && (strings.HasPrefix(t, "FAIL: ") || strings.HasPrefix(t, "FAIL")):
-			m |= mUnittest | mGoTest | mTests
-		case c == 'E' && strings.HasPrefix(t, "ERROR: "):
-			m |= mUnittest
-		case c == '-' && strings.HasPrefix(t, "--- "):
-			m |= mGoTest
-		case c == 'o' && strings.HasPrefix(t, "ok "):
-			m |= mGoTest
-		case c == 'T' && strings.HasPrefix(t, "Tests"):
-			m |= mTests
-			if strings.HasPrefix(t, "Tests run: ") {
-				m |= mTestsRun
-			}
-		case c == 'T' && strings.HasPrefix(t, "Traceback (most recent call last)"):
-			m |= mTraceback
-		case c == '[' && strings.Contains(t, "Tests run: "):
-			m |= mTestsRun
-		case c == 'p' && strings.HasPrefix(t, "panic: "), c == 'f' && strings.HasPrefix(t, "fatal error: "):
-			m |= mPanic
-		case c == 'a' && indented && strings.HasPrefix(t, "at "):
-			m |= mAt
-		case c == '<':
-			m |= mXML
 		}
-		if strings.HasSuffix(t, " FAILED") {
+	case c >= '0' && c <= '9':
+		m |= mCounts
+		if strings.Contains(t, " completed, ") {
 			m |= mGradle
 		}
-		if strings.HasPrefix(t, "Tests:") || strings.HasPrefix(t, "● ") {
-			m |= mTests
+	case c == 'c' && strings.HasPrefix(t, "collected "):
+		m |= mCounts
+	case c == 't' && strings.HasPrefix(t, "tests finished"), c == 't' && strings.HasPrefix(t, "test result: "):
+		m |= mCounts | mCargo
+	case c == 't' && strings.HasPrefix(t, "thread '"):
+		m |= mPanic
+	case c == 'R' && strings.HasPrefix(t, "Ran "):
+		m |= mUnittest
+	case c == 'F' && (strings.HasPrefix(t, "FAIL: ") || strings.HasPrefix(t, "FAIL")):
+		m |= mUnittest | mGoTest | mTests
+	case c == 'E' && strings.HasPrefix(t, "ERROR: "):
+		m |= mUnittest
+	case c == '-' && strings.HasPrefix(t, "--- "):
+		m |= mGoTest
+	case c == 'o' && strings.HasPrefix(t, "ok "):
+		m |= mGoTest
+	case c == 'T' && strings.HasPrefix(t, "Tests"):
+		m |= mTests
+		if strings.HasPrefix(t, "Tests run: ") {
+			m |= mTestsRun
 		}
+	case c == 'T' && strings.HasPrefix(t, "Traceback (most recent call last)"):
+		m |= mTraceback
+	case c == '[' && strings.Contains(t, "Tests run: "):
+		m |= mTestsRun
+	case c == 'p' && strings.HasPrefix(t, "panic: "), c == 'f' && strings.HasPrefix(t, "fatal error: "):
+		m |= mPanic
+	case c == 'a' && indented && strings.HasPrefix(t, "at "):
+		m |= mAt
+	case c == '<':
+		m |= mXML
+	}
+	if strings.HasSuffix(t, " FAILED") {
+		m |= mGradle
+	}
+	if strings.HasPrefix(t, "Tests:") || strings.HasPrefix(t, "● ") {
+		m |= mTests
 	}
 	return m
 }

@@ -72,23 +72,15 @@ func testRun(d *doc) string {
 
 func pytestRun(d *doc) (testResult, bool) {
 	var r testResult
-	if !d.marked(mCounts|mSession) && !d.has(" passed") && !d.has(" failed") {
+	t := d.tally
+	if t.pyCounts == "" && !d.marked(mCounts|mSession) && !d.has(" passed") && !d.has(" failed") {
 		// Counts can sit behind a prefix (CI runners such as act print
 		// "[job] | "), where the line markers do not see them.
 		return r, false
 	}
-	found := false
-	for i := len(d.lines) - 1; i >= 0; i-- {
-		l := d.lines[i]
-		if !strings.Contains(l, " in ") || !(strings.Contains(l, "passed") || strings.Contains(l, "failed") || strings.Contains(l, "error") || strings.Contains(l, "exception") || strings.Contains(l, "skipped")) {
-			continue
-		}
-		if m := rePytestCounts.FindStringSubmatch(l); m != nil {
-			r.counts = strings.TrimSuffix(strings.TrimSpace(m[1]), ",")
-			found = true
-			break
-		}
-	}
+	// The last counts line of the whole output (the tally's) is the run's.
+	r.counts = t.pyCounts
+	found := r.counts != ""
 	prog := d.program()
 	isPytest := prog == "pytest" || prog == "py.test" || d.marked(mSession) && d.has("test session starts")
 	isSympy := d.marked(mSession|mCounts) && (d.has("test process starts") || d.has("tests finished:"))
@@ -99,8 +91,13 @@ func pytestRun(d *doc) (testResult, bool) {
 	if isSympy && !isPytest {
 		r.runner = "sympy test"
 	}
+	if !found && t.pyPassed+t.pyFailed+t.pyErrors+t.pySkp > 0 {
+		// A verbose log that ended before its counts line (killed,
+		// timed out): the tests it reported, all of them.
+		r.counts, found = t.pytestVerboseCounts(), true
+	}
 	if !found {
-		n := collected(d.lines)
+		n := t.pyCollected
 		if n == "" {
 			// A pytest command that printed no counts (not installed,
 			// crashed at import) is not a test report.
@@ -185,15 +182,6 @@ func isRule(l string) bool {
 	return strings.HasPrefix(l, "___") && strings.Trim(l, "_") == ""
 }
 
-func collected(lines []string) string {
-	for _, l := range lines {
-		if strings.HasPrefix(l, "collected ") {
-			return strings.TrimSpace(l)
-		}
-	}
-	return ""
-}
-
 // testName shortens "path/to/test_x.py::Class::test_y[param]" to its last
 // two components, which is what a reader looks for.
 func testName(s string) string {
@@ -211,27 +199,11 @@ func unittestRun(d *doc) (testResult, bool) {
 	if !d.marked(mUnittest) {
 		return r, false
 	}
-	ran := ""
-	for i := len(d.lines) - 1; i >= 0; i-- {
-		l := d.lines[i]
-		if !strings.HasPrefix(l, "Ran ") {
-			continue
-		}
-		if m := reUnittestRan.FindStringSubmatch(l); m != nil {
-			ran = m[1]
-			// The outcome follows "Ran N tests": "OK", "OK (skipped=2)"
-			// or "FAILED (failures=3, errors=1)".
-			for _, o := range d.lines[i+1:] {
-				o = strings.TrimSpace(o)
-				if strings.HasPrefix(o, "FAILED") || strings.HasPrefix(o, "OK") {
-					r.counts = Plural(atoi(ran), "test") + ", " + o
-					break
-				}
-			}
-			if r.counts == "" {
-				r.counts = Plural(atoi(ran), "test")
-			}
-			break
+	ran := d.tally.ranN
+	if ran != "" {
+		r.counts = Plural(atoi(ran), "test")
+		if o := d.tally.ranOutcome; o != "" {
+			r.counts += ", " + o
 		}
 	}
 	for i, l := range d.lines {
@@ -274,59 +246,13 @@ func lastDot(s string) string {
 
 func goTestRun(d *doc) (testResult, bool) {
 	var r testResult
-	if !d.marked(mGoTest) {
-		return r, false
-	}
-	pass, fail, okPkg, failPkg := 0, 0, 0, 0
-	seen := false
-	for i, l := range d.lines {
-		switch {
-		case strings.HasPrefix(l, "--- PASS") || strings.HasPrefix(strings.TrimSpace(l), "--- PASS"):
-			pass++
-			seen = true
-		case strings.Contains(l, "--- FAIL: "):
-			m := reGoFail.FindStringSubmatch(l)
-			if m == nil {
-				continue
-			}
-			fail++
-			seen = true
-			if r.first == "" || strings.HasPrefix(m[1], r.first+"/") {
-				r.first = m[1]
-				r.msg = ""
-				for _, n := range d.lines[i+1:] {
-					if mm := reGoLoc.FindStringSubmatch(n); mm != nil {
-						r.msg = strings.TrimSpace(n)
-						break
-					}
-					if strings.Contains(n, "--- ") || !strings.HasPrefix(n, " ") {
-						break
-					}
-				}
-			}
-		case strings.HasPrefix(l, "ok  \t") || strings.HasPrefix(l, "ok \t") || (strings.HasPrefix(l, "ok ") && strings.Contains(l, "\t")):
-			okPkg++
-			seen = true
-		case strings.HasPrefix(l, "FAIL\t") || (strings.HasPrefix(l, "FAIL ") && strings.Contains(l, "\t")):
-			failPkg++
-			seen = true
-		}
-	}
-	if !seen {
+	t := d.tally
+	if !d.marked(mGoTest) || !t.goSeen {
 		return r, false
 	}
 	r.runner = "go test"
-	var parts []string
-	if fail > 0 || pass > 0 {
-		parts = append(parts, strconv.Itoa(fail)+" failed", strconv.Itoa(pass)+" passed")
-	}
-	switch {
-	case failPkg > 0:
-		parts = append(parts, strconv.Itoa(failPkg)+" of "+strconv.Itoa(okPkg+failPkg)+" packages failed")
-	case okPkg > 0:
-		parts = append(parts, Plural(okPkg, "package")+" ok")
-	}
-	r.counts = strings.Join(parts, ", ")
+	r.counts = t.goCounts()
+	r.first, r.msg = t.goFirst, t.goMessage()
 	return r, true
 }
 
@@ -335,18 +261,8 @@ func cargoTestRun(d *doc) (testResult, bool) {
 	if !d.marked(mCargo) {
 		return r, false
 	}
-	pass, fail, ign, n := 0, 0, 0, 0
-	for _, l := range d.lines {
-		if !strings.HasPrefix(l, "test result: ") {
-			continue
-		}
-		if m := reCargoResult.FindStringSubmatch(l); m != nil {
-			p, _ := strconv.Atoi(m[2])
-			f, _ := strconv.Atoi(m[3])
-			g, _ := strconv.Atoi(m[4])
-			pass, fail, ign, n = pass+p, fail+f, ign+g, n+1
-		}
-	}
+	// A workspace prints one result line per crate: all of them count.
+	pass, fail, ign, n := d.tally.cargoPass, d.tally.cargoFail, d.tally.cargoIgn, d.tally.cargoN
 	if n == 0 {
 		return r, false
 	}
@@ -383,18 +299,7 @@ func jestRun(d *doc) (testResult, bool) {
 	if !d.marked(mTests) {
 		return r, false
 	}
-	for _, l := range d.lines {
-		l = stripAnsi(l)
-		if strings.HasPrefix(l, "Tests:") {
-			if m := reJestTests.FindStringSubmatch(l); m != nil {
-				r.runner, r.counts = "jest", strings.TrimSuffix(m[1], ",")+" of "+m[2]
-			}
-		} else if strings.HasPrefix(strings.TrimSpace(l), "Tests ") && strings.Contains(l, "(") {
-			if m := reVitestTests.FindStringSubmatch(l); m != nil && (strings.Contains(m[1], "passed") || strings.Contains(m[1], "failed")) {
-				r.runner, r.counts = "vitest", strings.ReplaceAll(m[1], " | ", ", ")+" of "+m[2]
-			}
-		}
-	}
+	r.runner, r.counts = d.tally.jsRunner, d.tally.jsCounts
 	if r.runner == "" {
 		return r, false
 	}
@@ -434,19 +339,7 @@ func mavenRun(d *doc) (testResult, bool) {
 	if !d.marked(mTestsRun) {
 		return r, false
 	}
-	last := ""
-	for _, l := range d.lines {
-		if strings.Contains(l, "Tests run: ") {
-			if m := reMvnTests.FindStringSubmatch(l); m != nil && !strings.Contains(l, " - in ") && !strings.Contains(l, "Time elapsed") {
-				last = "Tests run: " + m[1] + ", Failures: " + m[2] + ", Errors: " + m[3]
-				if m[4] != "" {
-					last += ", Skipped: " + m[4]
-				}
-			} else if m != nil && last == "" {
-				last = "Tests run: " + m[1] + ", Failures: " + m[2] + ", Errors: " + m[3]
-			}
-		}
-	}
+	last := d.tally.mvnLast
 	if last == "" {
 		return r, false
 	}
@@ -474,14 +367,7 @@ func gradleRun(d *doc) (testResult, bool) {
 	if !d.marked(mGradle) {
 		return r, false
 	}
-	for _, l := range d.lines {
-		if !strings.Contains(l, " completed, ") {
-			continue
-		}
-		if m := reGradleCounts.FindStringSubmatch(l); m != nil {
-			r.counts = m[0]
-		}
-	}
+	r.counts = d.tally.gradleCounts
 	for i, l := range d.lines {
 		if !strings.HasSuffix(l, " FAILED") {
 			continue

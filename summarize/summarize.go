@@ -38,6 +38,11 @@ type Input struct {
 	Tail  []byte // the last bytes of the body when Head does not cover it, else nil
 	Bytes int64  // total body size
 	Lines int64  // total line count
+
+	// Tally, when the writer fed it the whole body, gives the counts
+	// (tests passed and failed, ...) of all of it; without one they are
+	// counted over Head and Tail.
+	Tally *Tally
 }
 
 // Entry returns the summary line for in: one line, at most MaxLen bytes,

@@ -21,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/summarize"
 )
 
 // Hit is one search result (the domain type, see memex.Hit).
@@ -759,6 +760,17 @@ func snippetOf(content []byte, terms []string) string {
 	}
 	if bestLine == nil {
 		return ""
+	}
+	// A snippet shows the line as a terminal showed it: no colour codes
+	// or control characters (the content itself stays exact).
+	if clean := summarize.Clean(string(bestLine)); len(clean) != len(bestLine) {
+		bestLine, bestAt = []byte(clean), 0
+		low = lowerASCII(low[:0], bestLine)
+		for _, t := range terms {
+			if k := bytes.Index(low, []byte(t)); k >= 0 && (bestAt == 0 || k < bestAt) {
+				bestAt = k
+			}
+		}
 	}
 	return cutAround(bestLine, bestAt)
 }

@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"":                  {},
 	"summarize":         {""},
 	"archive":           {"", "summarize"},
-	"index":             {""},
+	"index":             {"", "summarize"},
 	"ingest":            {"", "summarize", "internal/redact", "internal/jsonerr"},
 	"deref":             {"", "summarize"},
 	"api":               {"", "deref"},

@@ -19,6 +19,9 @@
 //	swe:<session>:task:<index>                 SWE-agent task statement (history index)
 //	mswe:<session>:exit, swe:<session>:exit    exit status and submission
 //	jsonl:<session>:<sha>                      generic JSONL line (hash of the line)
+//	git:<commit hash>                          a commit (memex ingest git; see git.go)
+//	git:tag:<name>:<commit hash>               a tag naming a commit
+//	github:<project>#<number>@<updated>        an issue or pull request as exported then (see github.go)
 //
 // The Key is stored as an alias of the entry; before adding a record, Run
 // looks its Key up in the sink, in the record's project, and skips it when

@@ -70,6 +70,8 @@ type SearchResult struct {
 	Partial bool   `json:"partial,omitempty"`
 	Relaxed bool   `json:"relaxed,omitempty"`
 	Partly  int    `json:"partly,omitempty"` // the last Partly hits match only some of the words
+	// Took is how long the search ran, as memex search --json reports it.
+	Took time.Duration `json:"took_ns"`
 }
 
 // SessionInfo sums up one session, as GET /v1/sessions and

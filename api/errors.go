@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/memex-archive/memex"
 )
@@ -35,6 +36,30 @@ var errorTable = []struct {
 	{context.Canceled, 499, "canceled"},
 }
 
+// KindOf is the class of error a code names (the sentinel errorTable maps
+// to it), or nil for a code of none: what Client decodes an answer to.
+func KindOf(code string) error {
+	for _, e := range errorTable {
+		if e.code == code {
+			return e.err
+		}
+	}
+	if code == "too_large" {
+		return memex.ErrInvalid
+	}
+	return nil
+}
+
+// kindOfStatus is the class of an error answer without memex's JSON.
+func kindOfStatus(status int) error {
+	for _, e := range errorTable {
+		if e.status == status {
+			return e.err
+		}
+	}
+	return nil
+}
+
 // classify returns the status and code of err.
 func classify(err error) (int, string) {
 	var mb *http.MaxBytesError
@@ -54,6 +79,7 @@ type ErrorBody struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Hint    string `json:"hint,omitempty"`
 	} `json:"error"`
 }
 
@@ -65,6 +91,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var body ErrorBody
 	body.Error.Code = code
 	body.Error.Message = err.Error()
+	var me *memex.Error
+	if errors.As(err, &me) && me.Hint != "" && strings.HasSuffix(body.Error.Message, " ("+me.Hint+")") {
+		// The hint travels on its own, to be printed as the client's.
+		body.Error.Message = strings.TrimSuffix(body.Error.Message, " ("+me.Hint+")")
+		body.Error.Hint = me.Hint
+	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="memex"`)
 	}

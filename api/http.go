@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/search", s.handleSearch)
 			r.Get("/context", s.handleContext)
 			r.Get("/sessions", s.handleSessions)
-			r.Get("/sessions/{session}", s.handleSession)
+			r.Get("/sessions/*", s.handleSession) // a session's name may hold '/'
 			r.Get("/stats", s.handleStats)
 			r.Post("/ingest", s.handleIngest)
 			r.Get("/handoff", s.handleHandoff)
@@ -474,7 +475,13 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 // memex replay --full prints.
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	name := chi.URLParam(r, "session")
+	name := chi.URLParam(r, "*")
+	if r.URL.RawPath != "" {
+		// chi routed on the escaped path: the name came escaped too.
+		if n, err := url.PathUnescape(name); err == nil {
+			name = n
+		}
+	}
 	withContent := false
 	switch v := r.URL.Query().Get("content"); v {
 	case "", "0", "false":

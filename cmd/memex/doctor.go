@@ -267,7 +267,7 @@ func (a *app) doctorServer(ctx context.Context, rep *doctorReport) {
 	var hz struct {
 		Version string `json:"version"`
 	}
-	if err := r.getJSON(ctx, "/healthz", nil, &hz); err == nil {
+	if err := r.GetJSON(ctx, "/healthz", nil, &hz); err == nil {
 		rep.Server.Version = hz.Version
 	}
 }
@@ -288,7 +288,7 @@ func (a *app) doctorStore(ctx context.Context, rep *doctorReport) {
 	if rep.Server.Answering {
 		_, r, _ := a.runningServer(ctx)
 		var st map[string]any
-		if err := r.getJSON(ctx, "/v1/stats", nil, &st); err != nil {
+		if err := r.GetJSON(ctx, "/v1/stats", nil, &st); err != nil {
 			rep.problem("store", "the server did not give the store's figures: "+userMessage(err), "")
 			return
 		}

@@ -30,7 +30,7 @@ func TestNotFoundReadsAsOneSentence(t *testing.T) {
 		{wrap("ingest: entries archived, indexing failed (the next search retries): %w", wrap("index: entry %s: %w", "01J", nf)),
 			"entries archived, indexing failed (the next search retries): entry 01J: not found"},
 		// A server's answer holds the sentinel without wrapping a chain.
-		{&remoteError{msg: `deref: context: archive: session "s": not found`, sentinel: nf}, `session "s": not found`},
+		{&memex.Error{What: `deref: context: archive: session "s": not found`, Kind: nf}, `session "s": not found`},
 		{nf, "not found"},
 	} {
 		if got := userMessage(c.err); got != c.want {

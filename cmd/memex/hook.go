@@ -155,10 +155,7 @@ func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) 
 
 // unanswered reports an error of transport (the server went away), as
 // opposed to an answer.
-func unanswered(err error) bool {
-	var re *remoteError
-	return !errors.As(err, &re)
-}
+func unanswered(err error) bool { return !api.Answered(err) }
 
 // remoteAddJSON adds e with body through a running server, keeping its ID
 // and attributes.
@@ -170,7 +167,7 @@ func remoteAddJSON(ctx context.Context, r *remote, e memex.Entry, body []byte) e
 	} else {
 		req["content_base64"] = base64.StdEncoding.EncodeToString(body)
 	}
-	return r.postJSON(ctx, "/v1/entries", req, nil)
+	return r.PostJSON(ctx, "/v1/entries", req, nil)
 }
 
 // withHookStore runs fn with the store open for writing, waiting at most
@@ -293,7 +290,7 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		return nil
 	}
 	if _, r, ok := a.runningServer(ctx); ok {
-		return r.postJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
+		return r.PostJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
 		_, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
@@ -365,7 +362,7 @@ func (a *app) handoffText(ctx context.Context, project, session, cwd string) (st
 	if _, r, ok := a.runningServer(ctx); ok {
 		q := map[string][]string{"project": {project}, "exclude": {session}}
 		var c memory.Capsule
-		if err := r.getJSON(ctx, "/v1/handoff", q, &c); err != nil {
+		if err := r.GetJSON(ctx, "/v1/handoff", q, &c); err != nil {
 			return "", 0, err
 		}
 		return c.Text, c.Sessions, nil
@@ -391,7 +388,7 @@ func (a *app) hookContext(ctx context.Context, req api.ContextRequest) (string, 
 			q["project"] = []string{req.Project}
 		}
 		var res api.ContextResult
-		if err := r.getJSON(ctx, "/v1/context", q, &res); err != nil {
+		if err := r.GetJSON(ctx, "/v1/context", q, &res); err != nil {
 			return "", err
 		}
 		return res.Text, nil

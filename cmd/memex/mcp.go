@@ -32,7 +32,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if addr, r, ok := a.runningServer(c.Context()); ok {
 				a.log.Debug("forwarding MCP to the server", "addr", addr)
-				return api.ProxyStdio(c.Context(), r.base+"/mcp", r.token, liveSession(), a.stdin, a.stdout)
+				return api.ProxyStdio(c.Context(), r.base+"/mcp", r.Token, liveSession(), a.stdin, a.stdout)
 			}
 			srv, err := a.toolServer()
 			if err != nil {

@@ -96,35 +96,51 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	}
 	q := index.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
 		Agent: o.agent, Kind: o.kind, Tool: o.tool}
-	for _, b := range []struct {
-		ref string
-		id  *memex.ID
-	}{{o.before, &q.Before}, {o.after, &q.After}} {
-		if b.ref == "" {
-			continue
-		}
-		if *b.id, err = s.Resolve(ctx, b.ref, o.project); err != nil {
-			return err
-		}
+	if err := resolveBounds(ctx, s, &q, o.before, o.after); err != nil {
+		return err
 	}
 	if o.limit > index.MaxLimit {
 		fmt.Fprintf(a.stderr, "memex: search: --limit %d: at most %d hits are returned\n", o.limit, index.MaxLimit)
 	}
 	res, err := ix.Search(ctx, q)
-	if errors.Is(err, memex.ErrInvalid) {
-		// The query itself is malformed: a usage error, like a bad flag.
-		msg := err.Error()
-		for _, p := range []string{"index: search: ", "index: query: "} {
-			msg = strings.TrimPrefix(msg, p)
-		}
-		return usagef("search: %s", msg)
-	}
 	if err != nil {
-		return err
+		return searchError(err)
 	}
 	if o.json {
 		return writeJSON(a.stdout, res)
 	}
 	printHits(a.stdout, a.stderr, res)
 	return nil
+}
+
+// resolveBounds resolves --before and --after (IDs or aliases, narrowed by
+// the query's project) into q: the local search and the server's share it.
+func resolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before, after string) error {
+	for _, b := range []struct {
+		ref string
+		id  *memex.ID
+	}{{before, &q.Before}, {after, &q.After}} {
+		if b.ref == "" {
+			continue
+		}
+		id, err := s.Resolve(ctx, b.ref, q.Project)
+		if err != nil {
+			return err
+		}
+		*b.id = id
+	}
+	return nil
+}
+
+// searchError is a search's error as the CLI reports it, local or served:
+// a malformed query is a usage error, like a bad flag (exit 2).
+func searchError(err error) error {
+	if !errors.Is(err, memex.ErrInvalid) {
+		return err
+	}
+	msg := err.Error()
+	for _, p := range []string{"index: search: ", "index: query: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return usagef("search: %s", msg)
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -320,18 +318,8 @@ type searcher struct {
 func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
 	iq := index.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Session: q.Session,
 		Agent: q.Agent, Kind: q.Kind, Tool: q.Tool}
-	for _, b := range []struct {
-		ref string
-		id  *memex.ID
-	}{{q.Before, &iq.Before}, {q.After, &iq.After}} {
-		if b.ref == "" {
-			continue
-		}
-		id, err := x.s.Resolve(ctx, b.ref, q.Project)
-		if err != nil {
-			return api.SearchResult{}, err
-		}
-		*b.id = id
+	if err := resolveBounds(ctx, x.s, &iq, q.Before, q.After); err != nil {
+		return api.SearchResult{}, err
 	}
 	if _, err := catchup.CatchUp(ctx, x.s, x.ix); err != nil {
 		return api.SearchResult{}, err
@@ -340,7 +328,7 @@ func (x searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed, Partly: res.Partly}, nil
+	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed, Partly: res.Partly, Took: res.Took}, nil
 }
 
 // importer adapts ingest to api.Ingester.
@@ -418,10 +406,8 @@ func (c catalog) Stats(ctx context.Context) (any, error) {
 
 // remote is a client of a running memex serve.
 type remote struct {
-	base  string // http://host:port
-	token string
-	key   string // the owner's key (serve.key): ingest reads any path
-	hc    *http.Client
+	api.Client
+	base string // Client.Base, as the messages name it
 }
 
 // runningServer returns the server named in serve.addr when it answers
@@ -432,100 +418,11 @@ func (a *app) runningServer(ctx context.Context) (string, *remote, bool) {
 		return "", nil, false
 	}
 	addr := srv.Addr
-	r := &remote{base: "http://" + addr, token: srv.Token, key: srv.Key, hc: &http.Client{}}
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	resp, err := r.do(pctx, "GET", "/healthz", nil, nil, "")
-	if err != nil {
+	r := &remote{Client: api.Client{Base: "http://" + addr, Token: srv.Token, Key: srv.Key}, base: "http://" + addr}
+	if !r.Healthy(ctx, 2*time.Second) {
 		return "", nil, false
 	}
-	resp.Body.Close()
 	return addr, r, true
-}
-
-// remoteError is an error response of the server: its message, matching
-// the memex sentinel of its code.
-type remoteError struct {
-	msg      string
-	sentinel error
-}
-
-func (e *remoteError) Error() string { return e.msg }
-func (e *remoteError) Unwrap() error { return e.sentinel }
-
-var remoteCodes = map[string]error{
-	"not_found": memex.ErrNotFound, "invalid": memex.ErrInvalid, "ambiguous": memex.ErrAmbiguous,
-	"budget_too_small": memex.ErrBudgetTooSmall, "busy": memex.ErrBusy, "disk_full": memex.ErrDiskFull,
-	"corrupt": memex.ErrCorrupt, "schema": memex.ErrSchema,
-}
-
-// do sends a request; a non-2xx answer is returned as a *remoteError.
-func (r *remote) do(ctx context.Context, method, path string, q url.Values, body io.Reader, ctype string) (*http.Response, error) {
-	u := r.base + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return nil, err
-	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	if r.token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.token)
-	}
-	if r.key != "" {
-		req.Header.Set(api.KeyHeader, r.key)
-	}
-	resp, err := r.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	var eb api.ErrorBody
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if json.Unmarshal(b, &eb) != nil || eb.Error.Message == "" {
-		return nil, fmt.Errorf("server %s: %s %s: %s", r.base, method, path, resp.Status)
-	}
-	sentinel := remoteCodes[eb.Error.Code]
-	if sentinel == nil {
-		sentinel = errors.New(eb.Error.Code)
-	}
-	return nil, &remoteError{msg: eb.Error.Message, sentinel: sentinel}
-}
-
-// postJSON posts in as JSON to path and decodes the answer into out
-// (dropped when out is nil).
-func (r *remote) postJSON(ctx context.Context, path string, in, out any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	resp, err := r.do(ctx, "POST", path, nil, bytes.NewReader(b), "application/json")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if out == nil {
-		return nil
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s through %s: %w", strings.TrimPrefix(path, "/v1/"), r.base, err)
-	}
-	return nil
-}
-
-func (r *remote) getJSON(ctx context.Context, path string, q url.Values, v any) error {
-	resp, err := r.do(ctx, "GET", path, q, nil, "")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // route runs the command being executed on the running server, if there is
@@ -589,7 +486,7 @@ func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader, noRedac
 	if e.Exit != nil {
 		q.Set("exit", strconv.Itoa(*e.Exit))
 	}
-	resp, err := r.do(ctx, "POST", "/v1/entries", q, body, "application/octet-stream")
+	resp, err := r.Do(ctx, "POST", "/v1/entries", q, body, "application/octet-stream")
 	if err != nil {
 		return memex.Entry{}, err
 	}
@@ -648,7 +545,7 @@ func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error
 	if asJSON || budget > 0 {
 		q.Set("format", "json")
 	}
-	resp, err := r.do(ctx, "GET", "/v1/entries/"+url.PathEscape(args[0]), q, nil, "")
+	resp, err := r.Do(ctx, "GET", "/v1/entries/"+url.PathEscape(args[0]), q, nil, "")
 	if err != nil {
 		return err
 	}
@@ -686,8 +583,8 @@ func (a *app) remoteSearch(ctx context.Context, r *remote, c *cobra.Command) err
 	}
 	q.Set("limit", strconv.Itoa(limit))
 	var res index.Result
-	if err := r.getJSON(ctx, "/v1/search", q, &res); err != nil {
-		return err
+	if err := r.GetJSON(ctx, "/v1/search", q, &res); err != nil {
+		return searchError(err)
 	}
 	if asJSON, _ := f.GetBool("json"); asJSON {
 		return writeJSON(a.stdout, res)
@@ -706,7 +603,7 @@ func (a *app) remoteDeref(ctx context.Context, r *remote, c *cobra.Command) erro
 		Text string `json:"text"`
 	}
 	req := map[string]any{"refs": f.Args(), "budget": budget, "query": query, "project": project}
-	err := r.postJSON(ctx, "/v1/deref", req, &res)
+	err := r.PostJSON(ctx, "/v1/deref", req, &res)
 	if err != nil {
 		return err
 	}
@@ -739,7 +636,7 @@ func (a *app) remoteContext(ctx context.Context, r *remote, c *cobra.Command) er
 	budget, _ := f.GetInt("budget")
 	q.Set("budget", strconv.Itoa(budget))
 	var res api.ContextResult
-	if err := r.getJSON(ctx, "/v1/context", q, &res); err != nil {
+	if err := r.GetJSON(ctx, "/v1/context", q, &res); err != nil {
 		return err
 	}
 	if asJSON, _ := f.GetBool("json"); asJSON {
@@ -760,7 +657,7 @@ func (a *app) remoteSessions(ctx context.Context, r *remote, c *cobra.Command) e
 	var res struct {
 		Sessions []api.SessionInfo `json:"sessions"`
 	}
-	if err := r.getJSON(ctx, "/v1/sessions", q, &res); err != nil {
+	if err := r.GetJSON(ctx, "/v1/sessions", q, &res); err != nil {
 		return err
 	}
 	asJSON, _ := f.GetBool("json")
@@ -772,7 +669,7 @@ func (a *app) remoteSessions(ctx context.Context, r *remote, c *cobra.Command) e
 // print from the same value.
 func (a *app) remoteStats(ctx context.Context, r *remote, c *cobra.Command) error {
 	var st archive.Stats
-	if err := r.getJSON(ctx, "/v1/stats", nil, &st); err != nil {
+	if err := r.GetJSON(ctx, "/v1/stats", nil, &st); err != nil {
 		return err
 	}
 	asJSON, _ := c.Flags().GetBool("json")
@@ -798,7 +695,7 @@ func (a *app) remoteReplay(ctx context.Context, r *remote, c *cobra.Command) err
 	var res struct {
 		Entries []api.EntryJSON `json:"entries"`
 	}
-	if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[0]), q, &res); err != nil {
+	if err := r.GetJSON(ctx, "/v1/sessions/"+url.PathEscape(args[0]), q, &res); err != nil {
 		return err
 	}
 	steps := make([]replayStep, 0, len(res.Entries))
@@ -840,7 +737,7 @@ func (a *app) remoteIngest(ctx context.Context, r *remote, c *cobra.Command) err
 		return err
 	}
 	var ans ingestAnswer
-	if err := r.postJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
+	if err := r.PostJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
 		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex}, &ans); err != nil {
 		return err
 	}

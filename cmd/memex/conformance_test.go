@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The same commands, on the same home, answer the same whether they read
+// the store themselves or go through a running memex serve. Each case names
+// a difference that once shipped (issue 20).
+func TestLocalAndServedAgree(t *testing.T) {
+	home := t.TempDir()
+	for _, a := range [][]string{
+		{"--session", "team/feature", "--alias", "first", "--tool", "bash", "--input", "go test", "--exit", "1"},
+		{"--session", "team/feature", "--alias", "second", "--kind", "note"},
+		{"--session", "plain", "--alias", "third"},
+	} {
+		body := "--- FAIL: TestParse nil map\n" + strings.Repeat("ok line\n", 50)
+		if r := run(t, home, []byte(body), append([]string{"add", "--project", "p"}, append(a, "-")...)...); r.code != 0 {
+			t.Fatal(r)
+		}
+	}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"search --json carries took_ns", []string{"search", "nil", "map", "--json"}},
+		{"malformed query is a usage error", []string{"search", "exit:abc"}},
+		{"unterminated quote", []string{"search", `"nil map`}},
+		{"before resolves an alias", []string{"search", "nil", "--before", "third", "--json"}},
+		{"after an unknown alias", []string{"search", "nil", "--after", "nosuch"}},
+		{"replay a session with a slash", []string{"replay", "team/feature", "--json"}},
+		{"replay --full", []string{"replay", "team/feature", "--full", "--json"}},
+		{"replay unknown", []string{"replay", "nosuch"}},
+		{"sessions --json", []string{"sessions", "--json"}},
+		{"show --json", []string{"show", "first", "--json"}},
+		{"show --lines", []string{"show", "first", "--lines", "2:3"}},
+		{"show unknown", []string{"show", "nosuch"}},
+		{"show bad lines", []string{"show", "first", "--lines", "x"}},
+		{"deref", []string{"deref", "first", "second", "--budget", "200", "--json"}},
+		{"deref unknown", []string{"deref", "nosuch"}},
+		{"context", []string{"context", "--session", "team/feature", "--json"}},
+		{"context unknown", []string{"context", "--session", "nosuch"}},
+	}
+	local := make([]result, len(cases))
+	for i, c := range cases {
+		local[i] = run(t, home, nil, c.args...)
+	}
+	startServe(t, home)
+	for i, c := range cases {
+		served := run(t, home, nil, c.args...)
+		l, s := local[i], served
+		if strings.Contains(c.name, "took_ns") {
+			for _, r := range []*result{&l, &s} {
+				var v struct {
+					Took int64 `json:"took_ns"`
+				}
+				if json.Unmarshal([]byte(r.stdout), &v) != nil || v.Took <= 0 {
+					t.Errorf("%s: took_ns %d in %q", c.name, v.Took, r.stdout)
+				}
+			}
+		}
+		l.stdout, s.stdout = tookless(l.stdout), tookless(s.stdout)
+		if l != s {
+			t.Errorf("%s: %v\nlocal:  %+v\nserved: %+v", c.name, c.args, l, s)
+		}
+	}
+}
+
+var tookRe = regexp.MustCompile(`"took_ns": \d+`)
+
+func tookless(s string) string { return tookRe.ReplaceAllString(s, `"took_ns": N`) }

@@ -57,15 +57,17 @@ func isErrorLine(line []byte) bool {
 // all of it up to ExcerptHead bytes, else the bounded selection described
 // at ExcerptHead, the parts joined by newlines. The result is a new slice
 // of at most ContentLimit bytes.
+//
+// The result holds no more memory than its length and a small slack: a
+// catch-up keeps thousands of excerpts at once, most of them of bodies of a
+// few hundred bytes.
 func Excerpt(r io.Reader) ([]byte, error) {
-	head := make([]byte, ExcerptHead)
-	n, err := io.ReadFull(r, head)
-	head = head[:n]
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return head, nil
-	}
+	head, err := readHead(r)
 	if err != nil {
 		return nil, fmt.Errorf("index: excerpt: %w", err)
+	}
+	if len(head) < ExcerptHead {
+		return head, nil
 	}
 	// Finish the head's last line, so that the middle starts at a line
 	// boundary.
@@ -144,6 +146,29 @@ func Excerpt(r io.Reader) ([]byte, error) {
 		out = out[:ContentLimit]
 	}
 	return out, nil
+}
+
+// readHead reads up to ExcerptHead bytes of r, in a buffer that grows
+// with what r yields (from 4 KiB) instead of one of ExcerptHead bytes.
+func readHead(r io.Reader) ([]byte, error) {
+	buf := make([]byte, 0, 4<<10)
+	for len(buf) < ExcerptHead {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), ExcerptHead)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cap(buf)-len(buf) > len(buf)/8+512 {
+		buf = bytes.Clone(buf)
+	}
+	return buf, nil
 }
 
 // Bounds of path extraction.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestExcerptSmallIsWhole(t *testing.T) {
@@ -59,5 +60,23 @@ func TestPaths(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Paths = %q\nwant %q", got, want)
+	}
+}
+
+// A catch-up holds thousands of excerpts at once: one of a small body must
+// not keep a buffer of ExcerptHead bytes alive.
+func TestExcerptHoldsNoMoreThanItsLength(t *testing.T) {
+	for _, n := range []int{0, 300, 5000, 70000, ExcerptHead - 1} {
+		body := bytes.Repeat([]byte("line of output\n"), n/15+1)[:n]
+		got, err := Excerpt(iotest.OneByteReader(bytes.NewReader(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, body) {
+			t.Fatalf("%d bytes: excerpt is not the whole body", n)
+		}
+		if slack := cap(got) - len(got); slack > len(got)/8+512 {
+			t.Errorf("%d bytes: excerpt keeps %d bytes of capacity beyond its length", n, slack)
+		}
 	}
 }

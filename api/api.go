@@ -146,6 +146,9 @@ type Options struct {
 	Catalog Catalog
 	// Ingester serves POST /v1/ingest; nil answers 501.
 	Ingester Ingester
+	// Maintainer serves POST /v1/forget, /v1/verify and /v1/reindex; nil
+	// answers 501.
+	Maintainer Maintainer
 	// Memory serves GET /v1/handoff, GET /v1/stale and memex_handoff;
 	// nil answers 501.
 	Memory Memory

@@ -57,6 +57,14 @@
 //	GET  /v1/stale                      project limit -> the memories whose
 //	                                    file lines changed in the server's
 //	                                    checkout, newest first
+//	POST /v1/forget                     {"refs":[...]} | {"session","project"} |
+//	                                    {"project"}, "dry_run" -> {"forgotten":N}
+//	                                    (with dry_run {"forgotten":0,"matched":N})
+//	POST /v1/verify                     -> {"checked","problems":[{"id","message"}],
+//	                                    "files":[{"path","message"}]}
+//	POST /v1/reindex                    -> {"indexed","no_content"}: memex forget,
+//	                                    verify and reindex go through these
+//	                                    while memex serve owns the store
 //	     /mcp                           MCP, streamable HTTP
 //
 // Every route refuses a Host that is not loopback or in Options.Hosts

@@ -48,6 +48,9 @@ func (s *Server) routes() http.Handler {
 			r.Get("/sessions/*", s.handleSession) // a session's name may hold '/'
 			r.Get("/stats", s.handleStats)
 			r.Post("/ingest", s.handleIngest)
+			r.Post("/forget", s.handleForget)
+			r.Post("/verify", s.handleVerify)
+			r.Post("/reindex", s.handleReindex)
 			r.Get("/handoff", s.handleHandoff)
 			r.Get("/stale", s.handleStale)
 		})

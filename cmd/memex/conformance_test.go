@@ -72,3 +72,36 @@ func TestLocalAndServedAgree(t *testing.T) {
 var tookRe = regexp.MustCompile(`"took_ns": \d+`)
 
 func tookless(s string) string { return tookRe.ReplaceAllString(s, `"took_ns": N`) }
+
+// forget, verify and reindex go through a running server (issue 14: they
+// advised an API that had no such endpoints), with the local outputs.
+func TestMaintenanceThroughTheServer(t *testing.T) {
+	home := t.TempDir()
+	for _, alias := range []string{"a", "b", "c"} {
+		if r := run(t, home, []byte("entry "+alias+"\n"), "add", "--session", "s/1", "--alias", alias, "-"); r.code != 0 {
+			t.Fatal(r)
+		}
+	}
+	startServe(t, home)
+	if r := run(t, home, nil, "forget", "a"); r.code != 2 || !strings.Contains(r.stderr, "forget 1 entry for good? add --yes") {
+		t.Fatalf("forget without --yes: %+v", r)
+	}
+	if r := run(t, home, nil, "forget", "a", "--yes", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"forgotten": 1`) {
+		t.Fatalf("forget through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "show", "a"); r.code != 1 {
+		t.Fatalf("a forgotten entry still shows: %+v", r)
+	}
+	if r := run(t, home, nil, "reindex", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"indexed": 2`) {
+		t.Fatalf("reindex through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "verify", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"checked": 2`) {
+		t.Fatalf("verify through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "forget", "--session", "s/1", "--yes"); r.code != 0 || r.stdout != "forgot 2 entries\n" {
+		t.Fatalf("forget a session through the server: %+v", r)
+	}
+	if r := run(t, home, nil, "forget", "--session", "s/1", "--yes"); r.code != 1 || !strings.Contains(r.stderr, `session "s/1": not found`) {
+		t.Fatalf("forget an empty session through the server: %+v", r)
+	}
+}

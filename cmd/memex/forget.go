@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -58,54 +61,81 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	var ids []memex.ID
-	switch {
-	case len(args) > 0:
-		for _, ref := range args {
-			id, err := s.Resolve(ctx, ref, "")
-			if err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-	case o.session != "":
-		ref := memex.SessionRef{Session: o.session, Project: o.project}
-		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
-	default:
-		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
-			if e.Project == o.project {
-				ids = append(ids, e.ID)
-			}
-			return nil
-		})
-	}
+	ids, err := forgetSelect(ctx, s, api.ForgetRequest{Refs: args, Session: o.session, Project: o.project})
 	if err != nil {
 		return err
 	}
-	if len(ids) == 0 {
-		what := "project " + o.project
-		if o.session != "" {
-			what = fmt.Sprintf("session %q", o.session)
-		}
-		return fmt.Errorf("forget: no entries for %s: %w", what, memex.ErrNotFound)
-	}
-	if !o.yes {
-		f, ok := a.stdin.(*os.File)
-		if !ok || !term.IsTerminal(int(f.Fd())) {
-			return usagef("forget %s for good? add --yes to confirm", summarize.Plural(len(ids), "entry"))
-		}
-		fmt.Fprintf(a.stderr, "Forget %s for good? [y/N] ", summarize.Plural(len(ids), "entry"))
-		line, _ := bufio.NewReader(f).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			return &exitStatus{code: exitFailure}
-		}
+	if err := a.confirmForget(len(ids), o.yes); err != nil {
+		return err
 	}
 	if err := catchup.Forget(ctx, s, ix, ids...); err != nil {
 		return err
 	}
-	if o.json {
-		return writeJSON(a.stdout, map[string]int{"forgotten": len(ids)})
+	return a.printForgotten(len(ids), o.json)
+}
+
+// forgetSelect resolves what req names: memex forget, locally or through a
+// running server.
+func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) ([]memex.ID, error) {
+	var ids []memex.ID
+	var err error
+	switch {
+	case len(req.Refs) > 0:
+		for _, ref := range req.Refs {
+			id, err := s.Resolve(ctx, ref, "")
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+	case req.Session != "":
+		ref := memex.SessionRef{Session: req.Session, Project: req.Project}
+		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
+	case req.Project != "":
+		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+			if e.Project == req.Project {
+				ids = append(ids, e.ID)
+			}
+			return nil
+		})
+	default:
+		return nil, fmt.Errorf("forget: name entries, a session or a project: %w", memex.ErrInvalid)
 	}
-	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(len(ids), "entry"))
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		what := "project " + req.Project
+		if req.Session != "" {
+			what = fmt.Sprintf("session %q", req.Session)
+		}
+		return nil, fmt.Errorf("forget: no entries for %s: %w", what, memex.ErrNotFound)
+	}
+	return ids, nil
+}
+
+// confirmForget asks on a terminal whether to forget n entries; elsewhere
+// --yes is required.
+func (a *app) confirmForget(n int, yes bool) error {
+	if yes {
+		return nil
+	}
+	f, ok := a.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return usagef("forget %s for good? add --yes to confirm", summarize.Plural(n, "entry"))
+	}
+	fmt.Fprintf(a.stderr, "Forget %s for good? [y/N] ", summarize.Plural(n, "entry"))
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return &exitStatus{code: exitFailure}
+	}
+	return nil
+}
+
+func (a *app) printForgotten(n int, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, api.ForgetResult{Forgotten: n})
+	}
+	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(n, "entry"))
 	return nil
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime/debug"
 
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
@@ -52,24 +56,35 @@ number of entries indexed.`,
 					_ = bar.Set(done)
 				}
 			}
-			// Indexing allocates at a high rate; a bulk rebuild spends a
-			// third less CPU with a larger heap target (measured in
-			// index.BenchmarkIndexCorpora, see docs/search.md).
-			defer debug.SetGCPercent(debug.SetGCPercent(400))
-			st, err := catchup.Reindex(ctx, s, ix, progress)
+			res, err := reindexStore(ctx, s, ix, progress)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, map[string]int{"indexed": st.Indexed, "no_content": st.NoContent})
-			}
-			fmt.Fprintf(a.stdout, "reindexed %s\n", summarize.Plural(st.Indexed, "entry"))
-			if st.NoContent > 0 {
-				fmt.Fprintf(a.stderr, "%d entries indexed without content (unreadable body; run memex verify)\n", st.NoContent)
-			}
-			return nil
+			return a.printReindex(res, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	return c
+}
+
+// reindexStore rebuilds ix from s: memex reindex, locally or through a
+// running server.
+func reindexStore(ctx context.Context, s *archive.Store, ix *index.Index, progress func(done, total int)) (api.ReindexResult, error) {
+	// Indexing allocates at a high rate; a bulk rebuild spends a third
+	// less CPU with a larger heap target (measured in
+	// index.BenchmarkIndexCorpora, see docs/search.md).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	st, err := catchup.Reindex(ctx, s, ix, progress)
+	return api.ReindexResult{Indexed: st.Indexed, NoContent: st.NoContent}, err
+}
+
+func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, res)
+	}
+	fmt.Fprintf(a.stdout, "reindexed %s\n", summarize.Plural(res.Indexed, "entry"))
+	if res.NoContent > 0 {
+		fmt.Fprintf(a.stderr, "%d entries indexed without content (unreadable body; run memex verify)\n", res.NoContent)
+	}
+	return nil
 }

@@ -41,9 +41,10 @@ func (a *app) serveCommand() *cobra.Command {
 		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
 		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
 		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
-owns the store while it runs: memex add, show, search, deref, context, sessions,
-stats, replay and ingest talk to it through $MEMEX_HOME/serve.addr instead of waiting for the lock; other
-commands that need the store say the server holds it. The index is kept up to date in
+owns the store while it runs: memex add, run, show, search, deref, context, sessions,
+stats, replay, ingest, forget, verify and reindex talk to it through
+$MEMEX_HOME/serve.addr instead of waiting for the lock (POST /v1/forget, /v1/verify
+and /v1/reindex do the maintenance); eval says the server holds the store. The index is kept up to date in
 the background; with --ingest, so are the hosts' transcripts (incrementally, every
 --ingest-every).
 
@@ -204,7 +205,8 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	srv, err := api.New(api.Options{
 		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix},
-		Memory: newMemoryService(s), Checkout: workingCheckout,
+		Maintainer: maintainer{s, ix, a.home},
+		Memory:     newMemoryService(s), Checkout: workingCheckout,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
 	})
@@ -384,6 +386,62 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (any, erro
 	return ans, nil
 }
 
+// maintainer does memex forget, verify and reindex for the server.
+type maintainer struct {
+	s    *archive.Store
+	ix   *index.Index
+	home string
+}
+
+func (m maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.ForgetResult, error) {
+	ids, err := forgetSelect(ctx, m.s, req)
+	if err != nil {
+		return api.ForgetResult{}, err
+	}
+	if req.DryRun {
+		return api.ForgetResult{Matched: len(ids)}, nil
+	}
+	if err := catchup.Forget(ctx, m.s, m.ix, ids...); err != nil {
+		return api.ForgetResult{}, err
+	}
+	return api.ForgetResult{Forgotten: len(ids)}, nil
+}
+
+func (m maintainer) Verify(ctx context.Context) (api.VerifyResult, error) {
+	return verifyHome(ctx, m.s, m.home)
+}
+
+func (m maintainer) Reindex(ctx context.Context) (api.ReindexResult, error) {
+	return reindexStore(ctx, m.s, m.ix, nil)
+}
+
+// remoteForget has the server forget what the command names, asking first
+// as memex forget does (the server counts them).
+func (a *app) remoteForget(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	req := api.ForgetRequest{Refs: f.Args()}
+	req.Session, _ = f.GetString("session")
+	req.Project, _ = f.GetString("project")
+	yes, _ := f.GetBool("yes")
+	asJSON, _ := f.GetBool("json")
+	if !yes {
+		dry := req
+		dry.DryRun = true
+		var res api.ForgetResult
+		if err := r.PostJSON(ctx, "/v1/forget", dry, &res); err != nil {
+			return err
+		}
+		if err := a.confirmForget(res.Matched, false); err != nil {
+			return err
+		}
+	}
+	var res api.ForgetResult
+	if err := r.PostJSON(ctx, "/v1/forget", req, &res); err != nil {
+		return err
+	}
+	return a.printForgotten(res.Forgotten, asJSON)
+}
+
 // catalog adapts the archive to api.Catalog.
 type catalog struct{ s *archive.Store }
 
@@ -458,9 +516,23 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteReplay(ctx, r, c)
 	case "ingest":
 		err = a.remoteIngest(ctx, r, c)
+	case "forget":
+		err = a.remoteForget(ctx, r, c)
+	case "verify":
+		var res api.VerifyResult
+		if err = r.PostJSON(ctx, "/v1/verify", struct{}{}, &res); err == nil {
+			asJSON, _ := c.Flags().GetBool("json")
+			err = a.printVerify(res, asJSON)
+		}
+	case "reindex":
+		var res api.ReindexResult
+		if err = r.PostJSON(ctx, "/v1/reindex", struct{}{}, &res); err == nil {
+			asJSON, _ := c.Flags().GetBool("json")
+			err = a.printReindex(res, asJSON)
+		}
 	default:
-		return true, fmt.Errorf("%s: the memex server at %s owns the store; use its HTTP API or stop it first: %w",
-			name, addr, memex.ErrBusy)
+		return true, fmt.Errorf("%s: the memex server at %s owns the store and does not run %s; stop the server, then run this again: %w",
+			name, addr, name, memex.ErrBusy)
 	}
 	a.log.Debug("routed through the server", "command", name, "addr", addr)
 	if err != nil {

@@ -17,9 +17,9 @@ import (
 // method only. When a `memex serve` is running its address is in
 // $MEMEX_HOME/serve.addr, and open() hands the command being run to that
 // server instead (route, in serve.go): add, show, search, deref, context,
-// sessions, stats, replay and ingest run there and the local command stops with their
-// outcome; other commands fail at once with memex.ErrBusy rather than wait
-// for a lock the server holds for good.
+// sessions, stats, replay, ingest, forget, verify and reindex run there and
+// the local command stops with their outcome; other commands fail at once
+// with memex.ErrBusy rather than wait for a lock the server holds for good.
 
 type storeHandle struct {
 	home *home.Home

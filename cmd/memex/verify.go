@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
@@ -29,60 +31,69 @@ writes). Prints each problem and exits 1 if there is any.`,
 			if err != nil {
 				return err
 			}
-			problems := []archive.Problem{}
-			n, err := s.Verify(c.Context(), func(p archive.Problem) {
-				problems = append(problems, p)
-				if !asJSON {
-					where := "store"
-					if !p.ID.IsZero() {
-						where = p.ID.String()
-					}
-					fmt.Fprintf(a.stdout, "%s: %s\n", where, p.Message)
-				}
-			})
+			res, err := verifyHome(c.Context(), s, a.home)
 			if err != nil {
 				return err
 			}
-			files, err := homeProblems(a.home)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(a.stdout, map[string]any{"checked": n, "problems": problems, "files": files}); err != nil {
-					return err
-				}
-			} else {
-				for _, p := range files {
-					fmt.Fprintf(a.stdout, "%s: %s\n", p.Path, p.Message)
-				}
-				fmt.Fprintf(a.stderr, "memex: verified %s, %s\n", summarize.Plural(n, "entry"), summarize.Plural(len(problems)+len(files), "problem"))
-			}
-			if len(problems)+len(files) > 0 {
-				return &exitStatus{code: exitFailure}
-			}
-			return nil
+			return a.printVerify(res, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }
 
-// fileProblem is a problem of a file of the home rather than of an entry.
-type fileProblem struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
+// verifyHome checks the store's entries and the home's files: what memex
+// verify reports, locally or through a running server.
+func verifyHome(ctx context.Context, s *archive.Store, dir string) (api.VerifyResult, error) {
+	res := api.VerifyResult{Problems: []api.Problem{}}
+	n, err := s.Verify(ctx, func(p archive.Problem) {
+		res.Problems = append(res.Problems, api.Problem{ID: p.ID, Message: p.Message})
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Checked = n
+	res.Files, err = homeProblems(dir)
+	return res, err
+}
+
+// printVerify prints a verification as memex verify does; it exits 1 when
+// anything is wrong.
+func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
+	if asJSON {
+		if err := writeJSON(a.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range res.Problems {
+			where := "store"
+			if !p.ID.IsZero() {
+				where = p.ID.String()
+			}
+			fmt.Fprintf(a.stdout, "%s: %s\n", where, p.Message)
+		}
+		for _, p := range res.Files {
+			fmt.Fprintf(a.stdout, "%s: %s\n", p.Path, p.Message)
+		}
+		fmt.Fprintf(a.stderr, "memex: verified %s, %s\n", summarize.Plural(res.Checked, "entry"),
+			summarize.Plural(len(res.Problems)+len(res.Files), "problem"))
+	}
+	if len(res.Problems)+len(res.Files) > 0 {
+		return &exitStatus{code: exitFailure}
+	}
+	return nil
 }
 
 // homeProblems lists the home's files that other users may read and what
 // the spool holds that was not archived yet.
-func homeProblems(dir string) ([]fileProblem, error) {
-	out := []fileProblem{}
+func homeProblems(dir string) ([]api.Problem, error) {
+	out := []api.Problem{}
 	modes, err := home.Modes(dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range modes {
-		out = append(out, fileProblem{m.Path, m.Message()})
+		out = append(out, api.Problem{Path: m.Path, Message: m.Message()})
 	}
 	left, err := home.Leftover(dir)
 	if err != nil {
@@ -93,7 +104,11 @@ func homeProblems(dir string) ([]fileProblem, error) {
 		if strings.HasSuffix(p, ".bad") {
 			msg = "spooled and unreadable: kept for you to look at, then remove"
 		}
-		out = append(out, fileProblem{p, msg})
+		out = append(out, api.Problem{Path: p, Message: msg})
 	}
 	return out, nil
 }
+
+// fileProblem is a problem of a file of the home rather than of an entry
+// (Path set, no ID).
+type fileProblem = api.Problem

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/memex-archive/memex"
+)
+
+// ForgetRequest names what POST /v1/forget removes: the entries named by
+// Refs (IDs or aliases), or every entry of Session (in Project, when set),
+// or of Project. DryRun only counts them (memex forget asks before it
+// forgets).
+type ForgetRequest struct {
+	Refs    []string `json:"refs,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Project string   `json:"project,omitempty"`
+	DryRun  bool     `json:"dry_run,omitempty"`
+}
+
+// ForgetResult is what POST /v1/forget answers, as memex forget --json
+// prints it (Matched only with DryRun).
+type ForgetResult struct {
+	Forgotten int `json:"forgotten"`
+	Matched   int `json:"matched,omitempty"`
+}
+
+// Problem is an entry (ID) or a file (Path) that verify found wrong.
+type Problem struct {
+	ID      memex.ID `json:"id,omitzero"`
+	Path    string   `json:"path,omitempty"`
+	Message string   `json:"message"`
+}
+
+// VerifyResult is what POST /v1/verify answers, as memex verify --json
+// prints it: the entries checked, their problems, and the home's files'.
+type VerifyResult struct {
+	Checked  int       `json:"checked"`
+	Problems []Problem `json:"problems"`
+	Files    []Problem `json:"files"`
+}
+
+// ReindexResult is what POST /v1/reindex answers, as memex reindex --json.
+type ReindexResult struct {
+	Indexed   int `json:"indexed"`
+	NoContent int `json:"no_content"`
+}
+
+// Maintainer does the maintenance that needs the store's owner: while
+// memex serve runs, memex forget, verify and reindex go through it.
+type Maintainer interface {
+	Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error)
+	Verify(ctx context.Context) (VerifyResult, error)
+	Reindex(ctx context.Context) (ReindexResult, error)
+}
+
+func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Maintainer == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	var req ForgetRequest
+	if err := needJSON(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.opts.Maintainer.Forget(r.Context(), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Maintainer == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	res, err := s.opts.Maintainer.Verify(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleReindex(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Maintainer == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	res, err := s.opts.Maintainer.Reindex(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

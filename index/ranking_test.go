@@ -107,3 +107,22 @@ func TestDefinitions(t *testing.T) {
 		t.Errorf("definitions = %v, want %v", got, want)
 	}
 }
+
+// TestFailedRunsKeepTheirPlace: a run that failed and one that did not are
+// not runs of one command for newestRunsFirst: asked for the command's
+// error, the failed run stays above the newer run that succeeded.
+func TestFailedRunsKeepTheirPlace(t *testing.T) {
+	f := newFixture(t, nil)
+	f.add(t,
+		entry{name: "failed", project: "r", session: "r1", tool: "bash", kind: memex.KindTool, exit: memex.IntPtr(1),
+			input: "python reproduce.py", summary: "bash: python reproduce.py → exit 1",
+			content: "ModuleNotFoundError: No module named 'reproduce_app'\n"},
+		entry{name: "passed", project: "r", session: "r1", tool: "bash", kind: memex.KindTool, exit: memex.IntPtr(0),
+			input: "python reproduce.py", summary: "bash: python reproduce.py → exit 0",
+			content: "Operations to perform: apply all migrations\nOK\n"},
+	)
+	got := f.names(t, Query{Text: "python reproduce.py error", Project: "r", Literal: true})
+	if want := []string{"failed", "passed"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hits %v, want %v", got, want)
+	}
+}

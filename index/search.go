@@ -237,7 +237,8 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) 
 }
 
 // newestRunsFirst reorders the hits that are runs of one command (same
-// tool, same input) newest first, in the places the ranking gave them: a
+// tool, same input, same outcome: failed or not) newest first, in the
+// places the ranking gave them: a
 // command asked about is most often wanted as it last ran, and BM25 ranks
 // its runs by incidental differences of their outputs. The other hits keep
 // their places. runs[i] names hits[i]'s command, "" for no tool run.
@@ -284,7 +285,7 @@ const (
 // checked is a candidate after checker.one.
 type checked struct {
 	hit     Hit
-	run     string // the tool and command of a tool run, for newestRunsFirst
+	run     string // the tool, command and outcome of a tool run, for newestRunsFirst
 	outcome outcome
 	err     error
 }
@@ -358,6 +359,9 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	var run string
 	if e.Kind == memex.KindTool && strings.TrimSpace(e.Input) != "" {
 		run = e.Tool + "\x00" + strings.TrimSpace(e.Input)
+		if e.Exit != nil && *e.Exit != 0 {
+			run += "\x00failed"
+		}
 	}
 	input := []byte(firstLine(e.Input))
 	if ix.opts.Content == nil || (len(c.terms) == 0 && !c.check) {

@@ -34,6 +34,7 @@ type item struct {
 	wholeTok int // tokens of the whole body, once counted
 
 	markerCache map[string]int
+	queried     bool // a query with terms was given
 }
 
 // Context lines shown around an anchor, and the size of the head and tail
@@ -54,6 +55,7 @@ func newItem(id, header string, total int, body []byte, query string) *item {
 	it := &item{id: id, header: header, total: total, t: newText(body), markerCache: map[string]int{}}
 	it.hc = count(header + "\n")
 	it.anchor = findAnchors(it.t, query)
+	it.queried = len(queryTerms(query)) > 0
 	return it
 }
 
@@ -67,6 +69,17 @@ func (it *item) bestLine() int {
 		return it.anchor[0].line
 	}
 	return it.t.lines()
+}
+
+// asked reports whether some line of the body holds a word of the query
+// (error-looking lines alone do not count).
+func (it *item) asked() bool {
+	for _, a := range it.anchor {
+		if a.score >= scoreTerm {
+			return true
+		}
+	}
+	return false
 }
 
 // wantTokens estimates what the whole entry costs: header plus body.
@@ -304,6 +317,20 @@ func (it *item) plan(b int, minimal bool) bool {
 			return true
 		}
 		return it.planCut(best, 1<<30, minPiece)
+	}
+	if it.queried && !it.asked() {
+		// No line holds a word of the query: the entry was asked for as a
+		// whole (a file view by its path, an output by its command), and
+		// it reads from the top. Show the head, as far as it fits.
+		for step := growStep; step > 0; {
+			if !it.growHead(try, step) {
+				step /= 2
+			}
+		}
+		if len(it.ivs) > 0 {
+			return true
+		}
+		return it.planCut(1, b, 1<<30)
 	}
 	// 1. The best window, shrinking its context until it fits.
 	ok := false

@@ -420,3 +420,42 @@ func TestSedChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveReadAndGrep: the read and grep rules, asked for as an agent
+// names a structured tool call (by its path, by its pattern), and only
+// when asked for: the default rules are those the committed probes used.
+func TestDeriveReadAndGrep(t *testing.T) {
+	mk := func(tool, input, summary, body string) step {
+		e := memex.Entry{Session: "s", Kind: memex.KindTool, Tool: tool, Input: input, Summary: summary, Exit: memex.IntPtr(0)}
+		return step{e: e, body: body, text: render(e, body)}
+	}
+	steps := []step{
+		mk("Read", `{"file_path":"/repo/app/settings.py"}`, "Read: /repo/app/settings.py · exit 0 · read /repo/app/settings.py: 3 lines, Python",
+			"     1→import os\n     2→DATABASE_URL = os.environ['DATABASE_URL']\n     3→DEBUG = False\n"),
+		mk("Grep", `{"pattern":"load_user_settings","path":"src"}`, "Grep: load_user_settings in src · exit 0 · 2 matches",
+			"src/settings.py:88:def load_user_settings(path):\nsrc/app.py:12:    configuration = load_user_settings(p)\n"),
+		mk("Bash", `{"command":"ls"}`, "Bash: ls · exit 0", "a\nb\n"),
+		mk("Bash", `{"command":"pwd"}`, "Bash: pwd · exit 0", "/repo\n"),
+	}
+	got := deriveSession(steps, 1, 3, AllKinds)
+	kinds := map[string]Probe{}
+	for _, p := range got {
+		kinds[p.Kind] = p
+	}
+	if p, ok := kinds[KindRead]; !ok || p.Query != "/repo/app/settings.py" ||
+		p.Answer != "DATABASE_URL = os.environ['DATABASE_URL']" && p.Answer != "DEBUG = False" {
+		t.Errorf("read probe %+v", p)
+	}
+	if p, ok := kinds[KindGrep]; !ok || p.Query != "load_user_settings" || !strings.Contains(p.Answer, "load_user_settings(") {
+		t.Errorf("grep probe %+v", p)
+	}
+	if got := deriveSession(steps, 1, 3, DefaultKinds); len(got) != 0 {
+		t.Errorf("default rules derived %+v", got)
+	}
+	if q := askedAs(memex.Entry{Input: `{"command":"go test ./...","description":"run"}`}); q != "go test ./..." {
+		t.Errorf("askedAs = %q", q)
+	}
+	if p, ok := grepPattern(memex.Entry{Input: `grep -rn "nil map" ./auth`}); !ok || p != "nil map" {
+		t.Errorf("grepPattern = %q %v", p, ok)
+	}
+}

@@ -39,7 +39,16 @@ const (
 	KindRerun   = "rerun"
 	KindFailure = "failure"
 	KindEdit    = "edit"
+	KindRead    = "read"
+	KindGrep    = "grep"
 )
+
+// DefaultKinds are the rules Derive runs when DeriveOptions.Kinds is
+// empty: the committed probe sets were derived with them alone.
+var DefaultKinds = []string{KindRerun, KindFailure, KindEdit}
+
+// AllKinds are every rule, rarest shape first.
+var AllKinds = []string{KindEdit, KindGrep, KindFailure, KindRerun, KindRead}
 
 // DeriveOptions select the sessions and the sample. Sessions or Project
 // must be given; Max zero keeps every probe.
@@ -52,6 +61,9 @@ type DeriveOptions struct {
 	// PerSession caps the probes of one kind in one session, so that a
 	// long session does not dominate the sample; zero means 3.
 	PerSession int
+	// Kinds selects the rules (KindRerun, KindFailure, KindEdit, KindRead,
+	// KindGrep); empty means DefaultKinds.
+	Kinds []string
 }
 
 // step is one entry of a session with its transcript rendering.
@@ -145,7 +157,11 @@ func Derive(ctx context.Context, s *archive.Store, opts DeriveOptions) ([]Probe,
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range deriveSession(steps, opts.Seed, per) {
+		kinds := opts.Kinds
+		if len(kinds) == 0 {
+			kinds = DefaultKinds
+		}
+		for _, c := range deriveSession(steps, opts.Seed, per, kinds) {
 			all = append(all, cand{c, stepIndex(steps, c.At)})
 		}
 	}
@@ -200,8 +216,12 @@ func distinctive(l string) bool {
 	return !strings.Contains(l, "<returncode>") && !strings.Contains(l, "<output>") && !strings.Contains(l, "</output>")
 }
 
-// deriveSession applies the three rules to one session.
-func deriveSession(steps []step, seed uint64, per int) []Probe {
+// deriveSession applies the rules kinds names to one session.
+func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
+	on := map[string]bool{}
+	for _, k := range kinds {
+		on[k] = true
+	}
 	if len(steps) < 3 {
 		return nil
 	}
@@ -250,7 +270,7 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 	// whose neighbours a later read still shows but which it no longer has.
 	for e, st := range steps {
 		m := editPath.FindStringSubmatch(st.e.Summary)
-		if m == nil || e+1 >= n || count[KindEdit] >= per {
+		if !on[KindEdit] || m == nil || e+1 >= n || count[KindEdit] >= per {
 			continue
 		}
 		path := m[1]
@@ -290,13 +310,34 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 			add(KindEdit, before, later(e), path, pick(cands), count)
 		}
 	}
+	// grep: a search of files (a Grep tool, grep, rg) whose output has
+	// lines; the answer is one of them, the query the pattern searched
+	// for, the point a later step.
+	for i, st := range steps {
+		if !on[KindGrep] || st.e.Kind != memex.KindTool || i+1 >= n-1 || count[KindGrep] >= per {
+			continue
+		}
+		pattern, ok := grepPattern(st.e)
+		if !ok {
+			continue
+		}
+		var cands []string
+		for _, l := range strings.Split(st.body, "\n") {
+			if l = strings.TrimSpace(l); answer(l, pattern) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) > 0 {
+			add(KindGrep, i, later(i), pattern, pick(cands), count)
+		}
+	}
 	// failure: a failed command with work after it; the key error line is
 	// the last line that reads like an error.
 	for i, st := range steps {
-		if st.e.Kind != memex.KindTool || st.e.Exit == nil || *st.e.Exit == 0 || i+1 >= n-1 || count[KindFailure] >= per {
+		if !on[KindFailure] || st.e.Kind != memex.KindTool || st.e.Exit == nil || *st.e.Exit == 0 || i+1 >= n-1 || count[KindFailure] >= per {
 			continue
 		}
-		query := strings.TrimSpace(st.e.Input) + " error"
+		query := askedAs(st.e) + " error"
 		lines := strings.Split(st.body, "\n")
 		for k := len(lines) - 1; k >= 0; k-- {
 			l := strings.TrimSpace(lines[k])
@@ -310,10 +351,10 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 	// rerun: consecutive runs of one command with different output.
 	lastRun := map[string]int{}
 	for j, st := range steps {
-		if st.e.Kind != memex.KindTool || strings.TrimSpace(st.e.Input) == "" {
+		if !on[KindRerun] || st.e.Kind != memex.KindTool || strings.TrimSpace(st.e.Input) == "" {
 			continue
 		}
-		cmdline := strings.TrimSpace(st.e.Input)
+		cmdline := askedAs(st.e)
 		i, ok := lastRun[cmdline]
 		lastRun[cmdline] = j
 		if !ok || steps[i].body == st.body || count[KindRerun] >= per {
@@ -331,8 +372,73 @@ func deriveSession(steps []step, seed uint64, per int) []Probe {
 			add(KindRerun, i, j, cmdline, pick(cands), count)
 		}
 	}
+	// read: a file read whose content the agent needs later; the answer
+	// is a line of it, the query the file's path.
+	for i, st := range steps {
+		m := readPath.FindStringSubmatch(st.e.Summary)
+		if !on[KindRead] || m == nil || i+1 >= n-1 || count[KindRead] >= per {
+			continue
+		}
+		var cands []string
+		for _, l := range strings.Split(st.body, "\n") {
+			l = strings.TrimSpace(nlPrefix.ReplaceAllString(readNumber.ReplaceAllString(l, ""), ""))
+			if answer(l, m[1]) && !errorLine.MatchString(l) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) > 0 {
+			add(KindRead, i, later(i), strings.TrimRight(m[1], ":"), pick(cands), count)
+		}
+	}
 
 	return out
+}
+
+// readNumber is the line number Claude Code's Read puts before a line
+// ("    12→").
+var readNumber = regexp.MustCompile(`^\s*\d+→`)
+
+// askedAs is how an agent names a tool call when it searches for it: a
+// shell command as it was typed; a structured call (a JSON object of
+// arguments, as Claude Code's tools take) by its command, path, pattern or
+// URL; else the input as it is.
+func askedAs(e memex.Entry) string {
+	in := strings.TrimSpace(e.Input)
+	if !strings.HasPrefix(in, "{") {
+		return in
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(in), &args) != nil {
+		return in
+	}
+	for _, k := range []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query"} {
+		if v, ok := args[k].(string); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return in
+}
+
+// grepCommand finds the pattern of a grep or rg command line.
+var grepCommand = regexp.MustCompile(`(?:^|[|;&]\s*)(?:grep|rg|egrep)\s+(?:-\S+\s+)*(?:'([^']+)'|"([^"]+)"|([^\s|;&'"-][^\s|;&]*))`)
+
+// grepPattern is what a search of files looked for: the pattern argument
+// of a Grep tool, or of a grep or rg command.
+func grepPattern(e memex.Entry) (string, bool) {
+	in := strings.TrimSpace(e.Input)
+	if strings.HasPrefix(in, "{") {
+		var args map[string]any
+		if json.Unmarshal([]byte(in), &args) == nil {
+			if v, ok := args["pattern"].(string); ok && strings.TrimSpace(v) != "" && strings.EqualFold(e.Tool, "grep") {
+				return strings.TrimSpace(v), true
+			}
+		}
+		return "", false
+	}
+	if m := grepCommand.FindStringSubmatch(in); m != nil {
+		return m[1] + m[2] + m[3], true
+	}
+	return "", false
 }
 
 var (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ type evalProbesOptions struct {
 	seed    uint64
 	max     int
 	project string
+	kinds   string
 }
 
 func (a *app) evalProbesCommand() *cobra.Command {
@@ -40,9 +42,13 @@ func (a *app) evalProbesCommand() *cobra.Command {
 output, a failure followed by more work, a file read then edited. Each probe is one JSON
 line {"id","project","session","at","query","answer","kind"}. The same archive, seed and
 maximum give the same probes. --project takes every session of the project (a prefix
-of the project name at a path boundary; "" with --project takes all sessions).`,
+of the project name at a path boundary; "" with --project takes all sessions).
+--kinds adds rules: read (a line of a file read, asked for by its path) and grep (a
+line a search of files found, asked for by its pattern). A structured tool call (Claude
+Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 		Example: `  memex eval probes django__django-11848
-  memex eval probes --project github.com --seed 7 --max 300 > probes.jsonl`,
+  memex eval probes --project github.com --seed 7 --max 300 > probes.jsonl
+  memex eval probes --project "" --kinds all --seed 42 > claude-code.probes.jsonl`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 && !c.Flags().Changed("project") {
 				return usagef("eval probes needs a SESSION or --project\nUsage: %s", c.UseLine())
@@ -52,7 +58,11 @@ of the project name at a path boundary; "" with --project takes all sessions).`,
 			if err != nil {
 				return err
 			}
-			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max})
+			kinds, err := probeKinds(o.kinds)
+			if err != nil {
+				return err
+			}
+			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max, Kinds: kinds})
 			if err != nil {
 				return err
 			}
@@ -63,7 +73,24 @@ of the project name at a path boundary; "" with --project takes all sessions).`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the choices among candidates")
 	f.IntVar(&o.max, "max", 0, "keep at most this many probes (a seeded sample; 0 keeps all)")
 	f.Var(projectValue{&o.project}, "project", "derive from every session of this project")
+	f.StringVar(&o.kinds, "kinds", strings.Join(eval.DefaultKinds, ","), "rules to derive with, comma-separated: "+strings.Join(eval.AllKinds, ", ")+", or all")
 	return c
+}
+
+// probeKinds reads --kinds.
+func probeKinds(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "all" {
+		return eval.AllKinds, nil
+	}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(eval.AllKinds, k) {
+			return nil, usagef("--kinds: %q is no rule; want some of %s, or all", k, strings.Join(eval.AllKinds, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 type evalBudgetOptions struct {

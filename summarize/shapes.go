@@ -408,7 +408,7 @@ func summaryFor(d *doc) string {
 	}
 	switch d.in.Kind {
 	case memex.KindReasoning, memex.KindMessage, memex.KindNote:
-		return firstSentence(d.text)
+		return proseSummary(d.text)
 	}
 	if s := webFetch(d); s != "" {
 		return s

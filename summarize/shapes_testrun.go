@@ -64,10 +64,67 @@ func (r testResult) String() string {
 func testRun(d *doc) string {
 	for _, f := range []func(*doc) (testResult, bool){pytestRun, goTestRun, cargoTestRun, jestRun, unittestRun, mavenRun, gradleRun, junitXML} {
 		if r, ok := f(d); ok {
+			if d.exit != nil && *d.exit != 0 && !r.failed() {
+				// The tests passed but the command failed: what failed
+				// came after them (a formatting check, a linter, make).
+				if why := failureAfterTests(d); why != "" {
+					return why + "; " + r.String()
+				}
+			}
 			return r.String()
 		}
 	}
 	return ""
+}
+
+// failed reports whether the result names a failure.
+func (r testResult) failed() bool {
+	if r.first != "" || r.msg != "" {
+		return true
+	}
+	c := strings.ToLower(r.counts)
+	for _, w := range []string{"failed", "error", "failures: ", "exception"} {
+		if i := strings.Index(c, w); i >= 0 {
+			// "0 failed", "Failures: 0" count nothing.
+			before, after := strings.TrimSpace(c[:i]), c[i+len(w):]
+			if strings.HasSuffix(before, " 0") || before == "0" || strings.HasPrefix(after, "0") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// failureAfterTests reads the lines after a passing test report's last
+// counts line for what made the command fail: compiler or linter
+// diagnostics, else the first line that reads as an error.
+func failureAfterTests(d *doc) string {
+	last := -1
+	for i, l := range d.lines {
+		if strings.Contains(l, " passed") || strings.HasPrefix(l, "test result: ") || strings.HasPrefix(l, "ok  \t") ||
+			strings.HasPrefix(l, "Ran ") || strings.HasPrefix(strings.TrimSpace(l), "OK") || strings.HasPrefix(l, "PASS") ||
+			strings.HasPrefix(l, "Tests:") || strings.Contains(l, "Tests run: ") {
+			last = i
+		}
+	}
+	if last < 0 || last+1 >= len(d.lines) {
+		return ""
+	}
+	after := d.lines[last+1:]
+	sub := *d
+	sub.lines, sub.text = after, strings.Join(after, "\n")
+	sub.marks = scanMarks(after)
+	if s := compilerOutput(&sub); s != "" {
+		return s
+	}
+	for _, l := range after {
+		t := strings.TrimSpace(l)
+		if low := strings.ToLower(t); strings.HasPrefix(low, "would reformat") || strings.HasPrefix(t, "make: *** ") || strings.HasPrefix(t, "npm ERR!") {
+			return oneLine(t)
+		}
+	}
+	return errorLine(after)
 }
 
 func pytestRun(d *doc) (testResult, bool) {

@@ -173,7 +173,8 @@ type Options struct {
 	// every route but /healthz.
 	Token string
 
-	// MaxBody bounds the body of an add (raw bytes); 0 means 256 MiB.
+	// MaxBody bounds the body of an add (raw bytes); 0 means 256 MiB,
+	// negative no bound (the archive's free-space reserve still holds).
 	MaxBody int64
 	// MaxJSON bounds JSON request bodies (and MCP messages); 0 means
 	// 16 MiB.
@@ -229,7 +230,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("api: new: a Store is required")
 	}
-	if opts.MaxBody <= 0 {
+	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
 	if opts.MaxJSON <= 0 {

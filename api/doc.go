@@ -12,7 +12,9 @@
 //	GET  /healthz                       {"ok":true}; never needs the token
 //	POST /v1/entries                    add: raw body + metadata in the query
 //	                                    (project session agent kind tool input
-//	                                    summary alias... exit created no_redact),
+//	                                    summary alias... attr=K=V... exit created
+//	                                    no_redact), streamed, unbounded unless
+//	                                    Options.MaxBody;
 //	                                    or a JSON object {"content"|"content_base64",
 //	                                    ..., "no_redact"}; no_redact stores
 //	                                    credentials as they are (add --no-redact);

@@ -168,7 +168,10 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+		body = r.Body
+		if s.opts.MaxBody > 0 {
+			body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+		}
 		switch v := r.URL.Query().Get("no_redact"); v {
 		case "", "0", "false":
 		case "1", "true":
@@ -199,6 +202,16 @@ func entryFromQuery(r *http.Request) (memex.Entry, error) {
 	e := memex.Entry{Project: q.Get("project"), Session: q.Get("session"), Agent: q.Get("agent"),
 		Kind: memex.Kind(q.Get("kind")), Tool: q.Get("tool"), Input: q.Get("input"),
 		AgentSummary: q.Get("summary"), Aliases: q["alias"]}
+	for _, kv := range q["attr"] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return e, fmt.Errorf("add: attr %q: want KEY=VALUE: %w", kv, memex.ErrInvalid)
+		}
+		if e.Attrs == nil {
+			e.Attrs = map[string]string{}
+		}
+		e.Attrs[k] = v
+	}
 	if v := q.Get("exit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,5 +104,27 @@ func TestMaintenanceThroughTheServer(t *testing.T) {
 	}
 	if r := run(t, home, nil, "forget", "--session", "s/1", "--yes"); r.code != 1 || !strings.Contains(r.stderr, `session "s/1": not found`) {
 		t.Fatalf("forget an empty session through the server: %+v", r)
+	}
+}
+
+// A hook's 20 MiB tool response goes through a running server as it goes
+// to a local store (issue 13.11: it was refused as a JSON body over 16 MiB
+// and lost).
+func TestLargeHookPayloadThroughTheServer(t *testing.T) {
+	home := t.TempDir()
+	startServe(t, home)
+	big := strings.Repeat("a line of a long build log\n", 20<<20/27+1)
+	r := hookRun(t, home, "PostToolUse", map[string]any{"session_id": "big", "hook_event_name": "PostToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "toolu_big",
+		"tool_response": map[string]any{"stdout": big, "stderr": "", "exit_code": 0}})
+	if strings.Contains(r.stderr, "memex hook") {
+		t.Fatalf("hook: %+v", r)
+	}
+	show := run(t, home, nil, "show", "toolu_big")
+	if show.code != 0 || show.stdout != big {
+		t.Fatalf("the 20 MiB response came back as %d bytes (%+v)", len(show.stdout), show.stderr)
+	}
+	if sp, _ := filepath.Glob(filepath.Join(home, "spool", "*")); len(sp) != 0 {
+		t.Errorf("spooled instead: %v", sp)
 	}
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -124,7 +122,7 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 	ingest.RecordShown(&e, in.Cwd, body)
 	if _, r, ok := a.runningServer(ctx); ok {
 		// The server redacts (and counts) what it stores.
-		if err := remoteAddJSON(ctx, r, e, body); err == nil {
+		if _, err := r.add(ctx, e, bytes.NewReader(body), false); err == nil {
 			return nil
 		} else if !errors.Is(err, memex.ErrBusy) && !unanswered(err) {
 			return err
@@ -156,19 +154,6 @@ func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) 
 // unanswered reports an error of transport (the server went away), as
 // opposed to an answer.
 func unanswered(err error) bool { return !api.Answered(err) }
-
-// remoteAddJSON adds e with body through a running server, keeping its ID
-// and attributes.
-func remoteAddJSON(ctx context.Context, r *remote, e memex.Entry, body []byte) error {
-	req := map[string]any{"project": e.Project, "session": e.Session, "agent": e.Agent, "kind": e.Kind,
-		"tool": e.Tool, "input": e.Input, "exit": e.Exit, "aliases": e.Aliases, "attrs": e.Attrs, "created": e.Created}
-	if utf8.Valid(body) {
-		req["content"] = string(body)
-	} else {
-		req["content_base64"] = base64.StdEncoding.EncodeToString(body)
-	}
-	return r.PostJSON(ctx, "/v1/entries", req, nil)
-}
 
 // withHookStore runs fn with the store open for writing, waiting at most
 // wait for the lock (memex.ErrBusy after), and first archives what earlier

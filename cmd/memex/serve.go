@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -209,6 +210,9 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		Memory:     newMemoryService(s), Checkout: workingCheckout,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
+		// An add through the server takes what a local add takes: the
+		// archive's free-space reserve is the bound.
+		MaxBody: -1,
 	})
 	if err != nil {
 		ln.Close()
@@ -558,6 +562,13 @@ func (r *remote) add(ctx context.Context, e memex.Entry, body io.Reader, noRedac
 	if e.Exit != nil {
 		q.Set("exit", strconv.Itoa(*e.Exit))
 	}
+	if !e.Created.IsZero() {
+		q.Set("created", e.Created.Format(time.RFC3339Nano))
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Attrs)) {
+		q.Add("attr", k+"="+e.Attrs[k])
+	}
+	// The body is streamed, whatever its size, as a local add reads it.
 	resp, err := r.Do(ctx, "POST", "/v1/entries", q, body, "application/octet-stream")
 	if err != nil {
 		return memex.Entry{}, err

@@ -181,7 +181,9 @@ func wordsOf(s string) []word {
 		if len(run) > maxRunBytes {
 			continue
 		}
-		if w := wordOf(run); w.whole != "" && len(w.whole) <= maxTermBytes {
+		// A word longer than a term (a deep path) is still looked for by
+		// its parts and, for a path, as the path filter holds it.
+		if w := wordOf(run); w.whole != "" && (len(w.whole) <= maxTermBytes || len(w.parts) > 0) {
 			out = append(out, w)
 		}
 	}

@@ -569,7 +569,7 @@ func queryOf(ws []qword) query.Query {
 func dfTerms(w qword) []fieldTerm {
 	var ts []fieldTerm
 	for _, f := range textFieldsOf {
-		if w.field == "" || w.field == f.name {
+		if (w.field == "" || w.field == f.name) && len(w.w.whole) <= maxTermBytes {
 			ts = append(ts, fieldTerm{f.name, analyzeTerm(f.stem, w.w.whole)})
 		}
 	}
@@ -621,6 +621,10 @@ func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Quer
 	if len(w.parts) == 0 {
 		return []query.Query{whole}
 	}
+	var alts []query.Query
+	if len(w.whole) <= maxTermBytes { // longer terms are not indexed
+		alts = append(alts, whole)
+	}
 	// All the parts together are one word: each scores its share of
 	// the word's weight, so that `html` and `generator` apart do not
 	// outweigh `generate_html` itself.
@@ -628,7 +632,7 @@ func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Quer
 	for _, pc := range w.parts {
 		parts = append(parts, termQuery(field, analyzeTerm(stem, pc), boost/float64(len(w.parts))))
 	}
-	return []query.Query{whole, bleve.NewConjunctionQuery(parts...)}
+	return append(alts, bleve.NewConjunctionQuery(parts...))
 }
 
 // phraseQuery finds the candidates for a phrase: entries with all its

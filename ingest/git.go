@@ -98,13 +98,22 @@ func openGitRepo(ctx context.Context, p, project string) (gitRepo, error) {
 	} else if !fi.IsDir() {
 		return gitRepo{}, fmt.Errorf("not a directory; give a repository's directory")
 	}
-	out, err := gitOutput(ctx, abs, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
+	// --show-toplevel fails in a bare repository: it is asked for
+	// separately, of a checkout only.
+	out, err := gitOutput(ctx, abs, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		return gitRepo{}, fmt.Errorf("not a git repository: %w", err)
 	}
 	f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(f) < 3 {
 		return gitRepo{}, fmt.Errorf("not a git repository (git rev-parse said %q)", out)
+	}
+	if f[0] != "true" {
+		top, err := gitOutput(ctx, abs, nil, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return gitRepo{}, fmt.Errorf("not a git repository: %w", err)
+		}
+		f = append(f, strings.TrimSpace(string(top)))
 	}
 	repo := gitRepo{path: p, dir: abs}
 	common := f[2]

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,22 @@ func TestGitNotARepository(t *testing.T) {
 	}
 	if len(rep.FileErrors) != 2 || !strings.Contains(rep.FileErrors[0], "not a git repository") || !strings.Contains(rep.FileErrors[1], "no such repository") {
 		t.Errorf("file errors %q", rep.FileErrors)
+	}
+}
+
+// A bare repository (a mirror, a server's copy) is read like a checkout,
+// named after its origin.
+func TestGitBareRepository(t *testing.T) {
+	repo, _ := demoRepo(t)
+	bare := filepath.Join(t.TempDir(), "demo.git")
+	repo.Git("clone", "-q", "--bare", repo.Dir, bare)
+	testutil.NewRepo(t, "").Git("-C", bare, "remote", "set-url", "origin", "https://github.com/acme/demo.git")
+	s := openStore(t)
+	rep, err := ingest.Run(context.Background(), s, ingest.Options{Format: ingest.Git, Paths: []string{bare}})
+	if err != nil || rep.Commits != 5 || len(rep.FileErrors) > 0 {
+		t.Fatalf("bare: %+v %v", rep, err)
+	}
+	if got := gitEntries(t, s)[memex.KindCommit][0].Project; got != "github.com/acme/demo" {
+		t.Errorf("project %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -323,15 +324,49 @@ func runGitHub(ctx context.Context, r *runner) error {
 	return r.store(ctx, src)
 }
 
-// ghElements reads a file holding an array of objects, or one object.
+// ghElements reads a file holding an array of objects or one object, or
+// several of them one after the other (gh api --paginate prints one array
+// per page).
 func ghElements(data []byte) ([]json.RawMessage, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '{' {
-		return []json.RawMessage{data}, json.Unmarshal(data, new(map[string]json.RawMessage))
-	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var elems []json.RawMessage
-	err := json.Unmarshal(data, &elems)
-	return elems, err
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			if len(elems) == 0 && len(bytes.TrimSpace(data)) == 0 {
+				return nil, fmt.Errorf("the file is empty")
+			}
+			return elems, nil
+		} else if err != nil {
+			return elems, err
+		}
+		switch v = bytes.TrimSpace(v); {
+		case len(v) > 0 && v[0] == '{':
+			elems = append(elems, v)
+		case len(v) > 0 && v[0] == '[':
+			var page []json.RawMessage
+			if err := json.Unmarshal(v, &page); err != nil {
+				return elems, err
+			}
+			elems = append(elems, page...)
+		default:
+			return elems, fmt.Errorf("a JSON %s where an array or object was expected", jsonKind(v))
+		}
+	}
+}
+
+func jsonKind(v []byte) string {
+	switch {
+	case len(v) == 0:
+		return "nothing"
+	case v[0] == '"':
+		return "string"
+	case v[0] == 't' || v[0] == 'f':
+		return "boolean"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // supersede decides whether rec, a newer snapshot of what alias names in

@@ -117,4 +117,12 @@ func TestGitHubBadFiles(t *testing.T) {
 	if rep.Added != 1 {
 		t.Errorf("with --project: %+v", rep)
 	}
+	// gh api --paginate prints one array per page.
+	pages := filepath.Join(t.TempDir(), "pages.json")
+	os.WriteFile(pages, []byte(`[{"number":1,"title":"a","html_url":"https://github.com/o/r/issues/1"}]
+[{"number":2,"title":"b","html_url":"https://github.com/o/r/issues/2"}]`), 0o644)
+	rep, _ = ingest.Run(context.Background(), openStore(t), ingest.Options{Format: ingest.GitHub, Paths: []string{pages}})
+	if rep.Added != 2 {
+		t.Errorf("paginated pages: %+v", rep)
+	}
 }

@@ -247,6 +247,9 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Rep
 func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexed bool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "files read\t%d (%d unchanged)\n", rep.Files, rep.Unchanged)
+	if rep.Commits > 0 {
+		fmt.Fprintf(w, "commits read\t%d\n", rep.Commits)
+	}
 	fmt.Fprintf(w, "sessions\t%d\n", rep.Sessions)
 	fmt.Fprintf(w, "entries added\t%d\n", rep.Added)
 	fmt.Fprintf(w, "already present\t%d\n", rep.Present)

@@ -362,31 +362,44 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if wantsJSON(r) {
+		// Streamed: memory stays bounded whatever the entry's size.
+		w.Header().Set("Content-Type", "application/json")
+		cw := &countingWriter{w: w}
+		err := WriteEntryJSON(cw, e, lines, func() (io.ReadCloser, error) { return s.opts.Store.Lines(ctx, id, from, to) }, "")
+		if err != nil && cw.n == 0 {
+			s.writeError(w, r, err)
+		} else if err != nil {
+			s.log.Warn("get: body copy", "id", id, "err", err)
+		}
+		return
+	}
 	rc, err := s.opts.Store.Lines(ctx, id, from, to)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	defer rc.Close()
-	if !wantsJSON(r) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("X-Memex-Id", id.String())
-		if lines == "" {
-			w.Header().Set("Content-Length", strconv.FormatInt(e.Bytes, 10))
-		}
-		if _, err := io.Copy(w, rc); err != nil {
-			s.log.Warn("get: body copy", "id", id, "err", err)
-		}
-		return
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("X-Memex-Id", id.String())
+	if lines == "" {
+		w.Header().Set("Content-Length", strconv.FormatInt(e.Bytes, 10))
 	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, rc); err != nil {
-		s.writeError(w, r, err)
-		return
+	if _, err := io.Copy(w, rc); err != nil {
+		s.log.Warn("get: body copy", "id", id, "err", err)
 	}
-	out := WithContent(e, buf.Bytes())
-	out.Range = lines
-	writeJSON(w, http.StatusOK, out)
+}
+
+// countingWriter counts what went through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // derefRequest is the JSON of POST /v1/deref.

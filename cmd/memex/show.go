@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -105,12 +104,12 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	if err != nil {
 		return err
 	}
-	rc, err := s.Lines(ctx, id, from, to)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
 	if !o.json {
+		rc, err := s.Lines(ctx, id, from, to)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
 		a.noteRedacted(ctx, s, id.String())
 		_, err = io.Copy(a.stdout, rc)
 		return err
@@ -119,13 +118,9 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, rc); err != nil {
-		return err
-	}
-	out := api.WithContent(e, buf.Bytes())
-	out.Range = o.lines
-	return writeJSON(a.stdout, out)
+	// Streamed, as show without --json: memory stays bounded whatever the
+	// entry's size.
+	return api.WriteEntryJSON(a.stdout, e, o.lines, func() (io.ReadCloser, error) { return s.Lines(ctx, id, from, to) }, "  ")
 }
 
 // noteRedacted tells on stderr (stdout stays the exact content) that

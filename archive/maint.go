@@ -152,6 +152,65 @@ func (s *Store) SetState(ctx context.Context, name string, value []byte) error {
 	return nil
 }
 
+// DeleteState removes the value stored under name; a name never set is not
+// an error.
+func (s *Store) DeleteState(ctx context.Context, name string) error {
+	if err := s.db.Delete(append([]byte{prefixState}, name...), s.wo); err != nil {
+		return fmt.Errorf("archive: state %q: %w", name, err)
+	}
+	return nil
+}
+
+// MarkAllPending marks every entry as not yet indexed (the first step of a
+// rebuild of the index) and returns how many there are. It writes in
+// batches; once it returns the markers are durable.
+func (s *Store) MarkAllPending(ctx context.Context) (int, error) {
+	const batch = 16 << 10
+	b := s.db.NewBatch()
+	defer func() { b.Close() }()
+	n := 0
+	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, _ []byte) error {
+		_ = b.Set(idKey(prefixPending, trailingID(k)), nil, nil)
+		if n++; n%batch == 0 {
+			if err := b.Commit(pebble.NoSync); err != nil {
+				return err
+			}
+			b.Close()
+			b = s.db.NewBatch()
+		}
+		return nil
+	})
+	if err == nil {
+		err = b.Commit(s.wo)
+	}
+	if err != nil {
+		return n, fmt.Errorf("archive: mark pending: %w", err)
+	}
+	return n, nil
+}
+
+// AnyIndexed reports whether some entry is marked indexed (has no pending
+// marker). An index that holds nothing while this is true has lost what
+// it held.
+func (s *Store) AnyIndexed(ctx context.Context) (bool, error) {
+	found := false
+	err := s.scanPrefix(ctx, []byte{prefixMeta}, func(k, _ []byte) error {
+		_, err := s.get(idKey(prefixPending, trailingID(k)))
+		switch {
+		case errors.Is(err, memex.ErrNotFound):
+			found = true
+			return errStop
+		case err != nil:
+			return err
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return false, fmt.Errorf("archive: indexed: %w", err)
+	}
+	return found, nil
+}
+
 // Pending calls fn with the ID of every entry not yet marked indexed, in ID
 // order.
 func (s *Store) Pending(ctx context.Context, fn func(memex.ID) error) error {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,6 +89,15 @@ type Options struct {
 	// Timeout bounds one Search, snippets included; past it the result is
 	// marked Partial. Zero means one second.
 	Timeout time.Duration
+
+	// ReadOnly opens an existing index without writing to it (memex
+	// verify): Add, Delete, Reset and Compact fail, and a damaged index is
+	// an error wrapping memex.ErrCorrupt instead of being dropped.
+	ReadOnly bool
+
+	// Logger receives the line that says a damaged index was dropped (at
+	// warning level). Nil: it is dropped too; Recovered still says.
+	Logger *slog.Logger
 }
 
 // Index is a bleve index of archived entries. Its methods are safe for
@@ -99,11 +111,21 @@ type Index struct {
 	bulk   bool // emptied by Reset and not yet compacted: no background merging
 	closed bool
 	err    error // first Close error
+	// recovered is the damage that Open found and dropped, if any.
+	recovered error
 }
 
 // Open opens the index in dir, creating it if dir is absent or empty. An
 // index of another schema version fails with an error wrapping
 // memex.ErrSchema that says to run `memex reindex`.
+//
+// An index that cannot be opened at all (a damaged or truncated file: bleve
+// fails, or panics, reading it) is derived data: Open deletes it, logs one
+// line saying so, and returns a new empty index whose Recovered says what
+// was wrong. Its entries come back from the archive: catch-up rebuilds an
+// empty index whose archive holds entries marked indexed
+// (internal/catchup). With Options.ReadOnly such an index is an error
+// wrapping memex.ErrCorrupt instead.
 func Open(dir string, opts *Options) (*Index, error) {
 	ix := &Index{dir: dir}
 	if opts != nil {
@@ -112,13 +134,30 @@ func Open(dir string, opts *Options) (*Index, error) {
 	if ix.opts.Timeout <= 0 {
 		ix.opts.Timeout = time.Second
 	}
+	if ix.opts.Logger == nil {
+		ix.opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	bi, err := ix.open()
+	if errors.Is(err, errDamaged) && !ix.opts.ReadOnly {
+		ix.opts.Logger.Warn(fmt.Sprintf("%v; it is derived data: dropped, and rebuilt from the archive", err))
+		ix.recovered = err
+		if err = Drop(dir); err == nil {
+			bi, err = ix.open()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	ix.bi = bi
 	return ix, nil
 }
+
+// Recovered returns the damage that Open found in the index it was given
+// and dropped (an error wrapping memex.ErrCorrupt), or nil.
+func (ix *Index) Recovered() error { return ix.recovered }
+
+// errDamaged marks an index that bleve could not open.
+var errDamaged = fmt.Errorf("damaged index: %w", memex.ErrCorrupt)
 
 func (ix *Index) open() (bleve.Index, error) {
 	if ix.opts.InMemory {
@@ -127,28 +166,141 @@ func (ix *Index) open() (bleve.Index, error) {
 	if empty, err := isEmptyDir(ix.dir); err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", ix.dir, err)
 	} else if empty {
+		if ix.opts.ReadOnly {
+			return nil, fmt.Errorf("index: open %s: no index there: %w", ix.dir, memex.ErrNotFound)
+		}
 		if err := os.MkdirAll(filepath.Dir(ix.dir), 0o700); err != nil {
 			return nil, fmt.Errorf("index: open %s: %w", ix.dir, err)
 		}
 		_ = os.Remove(ix.dir) // bleve creates the directory itself
 		return create(ix.dir)
 	}
-	bi, err := bleve.OpenUsing(ix.dir, nil)
+	bi, v, err := openBleve(ix.dir, ix.opts.ReadOnly)
 	if err != nil {
-		// An index of an older memex may not even parse (bleve then quotes
-		// its whole mapping): say so in one line.
-		return nil, fmt.Errorf("index: open %s: %s: run `memex reindex` to rebuild it: %w", ix.dir, truncate(firstLine(err.Error()), 160), memex.ErrSchema)
-	}
-	v, err := bi.GetInternal(schemaKey)
-	if err != nil || string(v) != SchemaVersion {
-		_ = bi.Close()
-		if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("index: open %s: %w", ix.dir, err)
 		}
+		// Bleve's message may quote the whole mapping (an index of an
+		// older memex, or a damaged one): one line of it.
+		return nil, fmt.Errorf("index: open %s: %s: %w", ix.dir, truncate(firstLine(err.Error()), 160), errDamaged)
+	}
+	if string(v) != SchemaVersion {
+		_ = bi.Close()
 		return nil, fmt.Errorf("index: open %s: schema version %q, this memex needs %q: run `memex reindex`: %w",
 			ix.dir, v, SchemaVersion, memex.ErrSchema)
 	}
 	return bi, nil
+}
+
+// openMu serialises opens, for catchLostSnapshots.
+var openMu sync.Mutex
+
+// catchLostSnapshots watches the standard logger while an index opens, and
+// returns a function that stops watching (the first call) and returns what
+// bleve logged, if anything, about a snapshot it could not load. Scorch says so only there
+// ("unable to load snapshot, ..., continuing") and opens an older
+// snapshot instead. Other lines go where they went before.
+func catchLostSnapshots() func() string {
+	openMu.Lock()
+	w := &snapshotWatch{to: log.Writer()}
+	log.SetOutput(w)
+	var once sync.Once
+	return func() string {
+		once.Do(func() {
+			log.SetOutput(w.to)
+			openMu.Unlock()
+		})
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.msg
+	}
+}
+
+type snapshotWatch struct {
+	to  io.Writer
+	mu  sync.Mutex
+	msg string
+}
+
+func (w *snapshotWatch) Write(p []byte) (int, error) {
+	line := string(p)
+	for _, s := range []string{"unable to load snapshot", "unable to parse segment epoch", "snapshot key, but bucket missing"} {
+		if i := strings.Index(line, s); i >= 0 {
+			w.mu.Lock()
+			if w.msg == "" {
+				w.msg = strings.TrimSuffix(strings.TrimSpace(line[i:]), ", continuing")
+			}
+			w.mu.Unlock()
+			return len(p), nil
+		}
+	}
+	return w.to.Write(p)
+}
+
+// probe opens the scorch store of the index in dir read-only, loading its
+// segments, and closes it, panic or not.
+func probe(dir string) (err error) {
+	sc, err := scorch.NewScorch(scorch.Name, map[string]interface{}{
+		"path": filepath.Join(dir, "store"), "read_only": true, "bolt_timeout": "5s"}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+		defer func() { _ = recover() }()
+		if cerr := sc.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return sc.Open()
+}
+
+// openBleve opens the bleve index in dir and reads its schema version. A
+// damaged segment can make bleve panic as it loads it (a length read from
+// the file slices past its end): that is an error here, like any other
+// failure to open.
+func openBleve(dir string, readOnly bool) (bi bleve.Index, version []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if bi != nil {
+				_ = bi.Close()
+			}
+			bi, err = nil, fmt.Errorf("%v", p)
+		}
+	}()
+	// Only one process opens the index at a time (the home's lock), so
+	// waiting for bolt's lock means that this process left it taken: a
+	// panic opening a damaged index leaves its root.bolt open.
+	config := map[string]interface{}{"bolt_timeout": "5s"}
+	if readOnly {
+		// A read-only open must not leave the damaged index's files open
+		// (and its root.bolt locked) in this process: the open that
+		// drops and rebuilds it may come next. Try the segments first on
+		// a handle that can be closed after a panic.
+		if err := probe(dir); err != nil {
+			return nil, nil, err
+		}
+		config["read_only"] = true
+	}
+	lost := catchLostSnapshots()
+	defer lost() // after a panic too
+	bi, err = bleve.OpenUsing(dir, config)
+	if msg := lost(); msg != "" && err == nil {
+		// Bleve could not load the index's last snapshot and opened an
+		// older one (or none): what was indexed since is gone, silently.
+		_ = bi.Close()
+		return nil, nil, errors.New(msg)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if version, err = bi.GetInternal(schemaKey); err != nil {
+		_ = bi.Close()
+		return nil, nil, err
+	}
+	return bi, version, nil
 }
 
 func create(dir string) (bleve.Index, error) {
@@ -367,8 +519,8 @@ const batchBytes = 32 << 20
 func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return fmt.Errorf("index: add: closed: %w", memex.ErrInvalid)
+	if err := ix.writable("add"); err != nil {
+		return err
 	}
 	b := ix.bi.NewBatch()
 	size := 0
@@ -409,8 +561,8 @@ func (ix *Index) flush(ctx context.Context, b *bleve.Batch) error {
 func (ix *Index) Delete(ctx context.Context, ids ...memex.ID) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return fmt.Errorf("index: delete: closed: %w", memex.ErrInvalid)
+	if err := ix.writable("delete"); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("index: delete: %w", err)
@@ -421,6 +573,18 @@ func (ix *Index) Delete(ctx context.Context, ids ...memex.ID) error {
 	}
 	if err := ix.flush(ctx, b); err != nil {
 		return fmt.Errorf("index: delete: %w", err)
+	}
+	return nil
+}
+
+// writable fails when the index may not be changed: closed, or opened
+// read-only. The caller holds ix.mu.
+func (ix *Index) writable(op string) error {
+	if ix.closed {
+		return fmt.Errorf("index: %s: closed: %w", op, memex.ErrInvalid)
+	}
+	if ix.opts.ReadOnly {
+		return fmt.Errorf("index: %s: opened read-only: %w", op, memex.ErrInvalid)
 	}
 	return nil
 }
@@ -478,8 +642,8 @@ func (ix *Index) Has(id memex.ID) (bool, error) {
 func (ix *Index) Reset() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.closed {
-		return fmt.Errorf("index: reset: closed: %w", memex.ErrInvalid)
+	if err := ix.writable("reset"); err != nil {
+		return err
 	}
 	if err := ix.bi.Close(); err != nil {
 		return fmt.Errorf("index: reset: %w", err)
@@ -554,8 +718,8 @@ func (ix *Index) Compact(ctx context.Context) error {
 func (ix *Index) merge(ctx context.Context) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return fmt.Errorf("index: compact: closed: %w", memex.ErrInvalid)
+	if err := ix.writable("compact"); err != nil {
+		return err
 	}
 	if ix.opts.InMemory {
 		return nil

@@ -25,7 +25,12 @@ func (a *app) reindexCommand() *cobra.Command {
 		Long: `Drop the search index and rebuild it from the archive alone (the archive is the
 source of truth; the index is derived). Needed after an upgrade that changes the
 index schema: search then says so. Shows a progress bar on a terminal and prints the
-number of entries indexed.`,
+number of entries indexed.
+
+A rebuild can be stopped at any point (Ctrl-C, kill, a crash): the next memex command
+that searches, or memex reindex again, finishes it, and memex verify says that it is
+unfinished meanwhile. An index that cannot be opened at all (a damaged file) needs no
+reindex: it is dropped and rebuilt from the archive by the next search, which says so.`,
 		Example: `  memex reindex
   memex reindex --json    # {"indexed":N,"no_content":M}`,
 		Args: exactArgs(0),

@@ -79,7 +79,12 @@ func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	if st.Indexed > 0 {
+	switch {
+	case st.Resumed:
+		a.log.Warn("index: finished the rebuild that an interrupted memex reindex left undone", "indexed", st.Indexed)
+	case st.Rebuilt && ix.Recovered() == nil: // a damaged index said so as it was dropped
+		a.log.Warn("index: it held no entry of the archive; rebuilt from the archive", "indexed", st.Indexed)
+	case st.Indexed > 0:
 		a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
 	}
 	return s, ix, nil

@@ -412,7 +412,7 @@ func (m maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.Forg
 }
 
 func (m maintainer) Verify(ctx context.Context) (api.VerifyResult, error) {
-	return verifyHome(ctx, m.s, m.home)
+	return verifyHome(ctx, m.s, func() (*index.Index, error) { return m.ix, nil }, m.home)
 }
 
 func (m maintainer) Reindex(ctx context.Context) (api.ReindexResult, error) {

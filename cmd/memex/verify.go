@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -22,16 +27,18 @@ sha256 against its metadata. Check the home too: store/, index/ and spool/ must 
 mode 0700 and the token and serve.addr files 0600 (other users could read the
 archive otherwise), and the spool must hold nothing left over (work that a hook or
 memex run could not hand to the store, archived by the next memex command that
-writes). Prints each problem and exits 1 if there is any.`,
+writes). Check that the search index holds every entry marked indexed (a rebuild
+killed half way left entries unsearchable) and opens at all. Prints each problem and
+exits 1 if there is any.`,
 		Example: `  memex verify
   memex verify --json   # {"checked","problems":[{"id","message"}],"files":[{"path","message"}]}`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.readStore(c.Context())
+			h, err := a.open(c.Context(), home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			res, err := verifyHome(c.Context(), s, a.home)
+			res, err := verifyHome(c.Context(), h.Store, h.Index, a.home)
 			if err != nil {
 				return err
 			}
@@ -42,9 +49,10 @@ writes). Prints each problem and exits 1 if there is any.`,
 	return c
 }
 
-// verifyHome checks the store's entries and the home's files: what memex
-// verify reports, locally or through a running server.
-func verifyHome(ctx context.Context, s *archive.Store, dir string) (api.VerifyResult, error) {
+// verifyHome checks the store's entries, the index (opened by openIndex)
+// and the home's files: what memex verify reports, locally or through a
+// running server.
+func verifyHome(ctx context.Context, s *archive.Store, openIndex func() (*index.Index, error), dir string) (api.VerifyResult, error) {
 	res := api.VerifyResult{Problems: []api.Problem{}}
 	n, err := s.Verify(ctx, func(p archive.Problem) {
 		res.Problems = append(res.Problems, api.Problem{ID: p.ID, Message: p.Message})
@@ -53,8 +61,45 @@ func verifyHome(ctx context.Context, s *archive.Store, dir string) (api.VerifyRe
 		return res, err
 	}
 	res.Checked = n
-	res.Files, err = homeProblems(dir)
+	if res.Files, err = homeProblems(dir); err != nil {
+		return res, err
+	}
+	ixp, err := indexProblems(ctx, s, openIndex, dir)
+	res.Files = append(res.Files, ixp...)
 	return res, err
+}
+
+// indexProblems checks that the index opens and holds every entry of s that
+// is marked indexed.
+func indexProblems(ctx context.Context, s *archive.Store, openIndex func() (*index.Index, error), dir string) ([]api.Problem, error) {
+	path := filepath.Join(dir, home.IndexDir)
+	const fix = "the next search rebuilds it from the archive, or run memex reindex"
+	ix, err := openIndex()
+	switch {
+	case errors.Is(err, memex.ErrNotFound):
+		// No index yet: every entry marked indexed is missing.
+		if any, err := s.AnyIndexed(ctx); err != nil || !any {
+			return nil, err
+		}
+		return []api.Problem{{Path: path, Message: "no index, and entries of the archive are marked indexed: " + fix}}, nil
+	case errors.Is(err, memex.ErrCorrupt), errors.Is(err, memex.ErrSchema):
+		return []api.Problem{{Path: path, Message: err.Error() + ": " + fix}}, nil
+	case err != nil:
+		return nil, err
+	}
+	cov, err := catchup.CheckCoverage(ctx, s, ix)
+	if err != nil {
+		return nil, err
+	}
+	var out []api.Problem
+	if cov.Rebuilding {
+		out = append(out, api.Problem{Path: path, Message: "a rebuild of the index was interrupted: the next search or memex reindex finishes it"})
+	}
+	if n := len(cov.Missing); n > 0 {
+		out = append(out, api.Problem{Path: path, Message: fmt.Sprintf("%d of %s marked indexed are not in the index, so no search finds them (first %s): %s",
+			n, summarize.Plural(cov.Entries-cov.Pending, "entry"), cov.Missing[0], fix)})
+	}
+	return out, nil
 }
 
 // printVerify prints a verification as memex verify does; it exits 1 when

@@ -43,6 +43,17 @@ type Store interface {
 	Pending(ctx context.Context, fn func(memex.ID) error) error
 	// ClearPending removes the markers of ids.
 	ClearPending(ctx context.Context, ids ...memex.ID) error
+	// MarkAllPending marks every entry for indexing, durably, and returns
+	// how many there are.
+	MarkAllPending(ctx context.Context) (int, error)
+	// AnyIndexed reports whether some entry has no marker.
+	AnyIndexed(ctx context.Context) (bool, error)
+	// GetState, SetState and DeleteState keep small named values durably
+	// beside the entries; GetState of a name never set is
+	// memex.ErrNotFound.
+	GetState(ctx context.Context, name string) ([]byte, error)
+	SetState(ctx context.Context, name string, value []byte) error
+	DeleteState(ctx context.Context, name string) error
 }
 
 // Deleter is what Forget needs of the archive.
@@ -58,6 +69,12 @@ type Stats struct {
 	// NoContent counts entries indexed by metadata alone because their
 	// body could not be read (a corrupt chunk): `memex verify` names them.
 	NoContent int
+	// Resumed says that a rebuild of the index that another process
+	// started and did not finish was finished (CatchUp).
+	Resumed bool
+	// Rebuilt says that the index had lost its entries (it was empty while
+	// the archive held entries marked indexed) and was rebuilt (CatchUp).
+	Rebuilt bool
 }
 
 // Entries are indexed, and their markers cleared, in chunks of at most
@@ -89,7 +106,53 @@ func chunks(entries []memex.Entry) [][]memex.Entry {
 // the markers; after a large backlog it merges the index (see
 // compactAfterBulk). Cancelling ctx stops between chunks; what was done
 // stays done.
+//
+// It also finishes what a process that died left undone: a rebuild killed
+// before every entry was marked is started again, one killed later is
+// finished (the markers say what is left). And an index that holds nothing
+// while the archive holds entries marked indexed has been lost (dropped
+// because it was damaged, or deleted): it is rebuilt. Stats says which.
 func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
+	phase, err := s.GetState(ctx, rebuildState)
+	switch {
+	case errors.Is(err, memex.ErrNotFound):
+	case err != nil:
+		return Stats{}, fmt.Errorf("catchup: %w", err)
+	case string(phase) == phaseIndex:
+		st, err := finishRebuild(ctx, s, ix, nil)
+		st.Resumed = true
+		return st, err
+	default:
+		st, err := Reindex(ctx, s, ix, nil)
+		st.Resumed = true
+		return st, err
+	}
+	if n, err := ix.Count(); err != nil {
+		return Stats{}, fmt.Errorf("catchup: %w", err)
+	} else if n == 0 {
+		lost, err := s.AnyIndexed(ctx)
+		if err != nil {
+			return Stats{}, fmt.Errorf("catchup: %w", err)
+		}
+		if lost {
+			st, err := Reindex(ctx, s, ix, nil)
+			st.Rebuilt = true
+			return st, err
+		}
+	}
+	st, err := catchUp(ctx, s, ix, nil)
+	if err != nil {
+		return st, err
+	}
+	if err := compactAfterBulk(ctx, ix, st.Indexed); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// catchUp indexes the entries marked pending and clears their markers,
+// calling progress (when not nil) after each chunk.
+func catchUp(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
 	var ids []memex.ID
 	if err := s.Pending(ctx, func(id memex.ID) error {
 		ids = append(ids, id)
@@ -120,16 +183,21 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 		}
 		st.Deleted = len(gone)
 	}
+	total, done := len(entries), 0
+	if progress != nil {
+		progress(0, total)
+	}
 	err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
-		return clearMarkers(ctx, s, part)
+		if err := clearMarkers(ctx, s, part); err != nil {
+			return err
+		}
+		done += len(part)
+		if progress != nil {
+			progress(done, total)
+		}
+		return nil
 	})
-	if err != nil {
-		return st, err
-	}
-	if err := compactAfterBulk(ctx, ix, st.Indexed); err != nil {
-		return st, err
-	}
-	return st, nil
+	return st, err
 }
 
 // compactAfterBulk merges the index into one segment after a catch-up
@@ -168,42 +236,53 @@ func clearMarkers(ctx context.Context, s Store, entries []memex.Entry) error {
 	return nil
 }
 
+// rebuildState is the archive state that says a rebuild of the index is
+// under way, and how far it got: phaseReset until every entry is marked
+// pending, phaseIndex after.
+const (
+	rebuildState = "index/rebuild"
+	phaseReset   = "reset"
+	phaseIndex   = "index"
+)
+
 // Reindex drops the index and rebuilds it from the archive alone, calling
 // progress (when not nil) after each chunk with the entries done and the
-// total, then merges the index into one segment (index.Compact). Markers of the entries it indexed are cleared; an entry added
-// while it runs keeps its marker for the next CatchUp.
+// total, then merges the index into one segment (index.Compact).
+//
+// It is resumable: killed at any point, the next CatchUp (or Reindex)
+// finishes it. It records in the archive that a rebuild is under way,
+// empties the index, marks every entry pending, records that the marking is
+// done, and indexes the marked entries as CatchUp does, each chunk's
+// markers cleared once the chunk is durable in the index; the record goes
+// last. An entry added while it runs is marked as every add is.
 func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
-	var entries []memex.Entry
-	if err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
-		entries = append(entries, e)
-		return nil
-	}); err != nil {
+	if err := s.SetState(ctx, rebuildState, []byte(phaseReset)); err != nil {
 		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
 	}
 	if err := ix.Reset(); err != nil {
 		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
 	}
-	total := len(entries)
-	if progress != nil {
-		progress(0, total)
+	if _, err := s.MarkAllPending(ctx); err != nil {
+		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
 	}
-	var st Stats
-	done := 0
-	err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
-		if err := clearMarkers(ctx, s, part); err != nil {
-			return err
-		}
-		done += len(part)
-		if progress != nil {
-			progress(done, total)
-		}
-		return nil
-	})
+	if err := s.SetState(ctx, rebuildState, []byte(phaseIndex)); err != nil {
+		return Stats{}, fmt.Errorf("catchup: reindex: %w", err)
+	}
+	return finishRebuild(ctx, s, ix, progress)
+}
+
+// finishRebuild indexes what a rebuild marked, merges the index and
+// records the rebuild as done.
+func finishRebuild(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
+	st, err := catchUp(ctx, s, ix, progress)
 	if err != nil {
 		return st, err
 	}
 	// Reset left the index unmerged for the load: merge it once, now.
 	if err := ix.Compact(ctx); err != nil {
+		return st, fmt.Errorf("catchup: reindex: %w", err)
+	}
+	if err := s.DeleteState(ctx, rebuildState); err != nil {
 		return st, fmt.Errorf("catchup: reindex: %w", err)
 	}
 	return st, nil
@@ -353,4 +432,55 @@ func excerpt(ctx context.Context, s Store, id memex.ID) ([]byte, error) {
 	}
 	defer rc.Close()
 	return index.Excerpt(rc)
+}
+
+// Coverage is how the index compares with the archive (memex verify).
+type Coverage struct {
+	Entries int    // entries in the archive
+	Pending int    // of those, marked for indexing: not searchable yet
+	Indexed uint64 // documents in the index
+	// Missing are entries marked indexed that the index does not hold:
+	// unsearchable, and no catch-up would index them.
+	Missing []memex.ID
+	// Rebuilding says that a rebuild of the index was started and not
+	// finished; the next catch-up finishes it.
+	Rebuilding bool
+}
+
+// CheckCoverage checks that the index holds every entry of the archive that
+// is marked indexed. It asks the index for each (a second or two for
+// 100,000 entries).
+func CheckCoverage(ctx context.Context, s Store, ix *index.Index) (Coverage, error) {
+	var c Coverage
+	if _, err := s.GetState(ctx, rebuildState); err == nil {
+		c.Rebuilding = true
+	} else if !errors.Is(err, memex.ErrNotFound) {
+		return c, fmt.Errorf("catchup: coverage: %w", err)
+	}
+	pending := map[memex.ID]bool{}
+	if err := s.Pending(ctx, func(id memex.ID) error { pending[id] = true; return nil }); err != nil {
+		return c, fmt.Errorf("catchup: coverage: %w", err)
+	}
+	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+		c.Entries++
+		if pending[e.ID] {
+			c.Pending++
+			return nil
+		}
+		ok, err := ix.Has(e.ID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			c.Missing = append(c.Missing, e.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return c, fmt.Errorf("catchup: coverage: %w", err)
+	}
+	if c.Indexed, err = ix.Count(); err != nil {
+		return c, fmt.Errorf("catchup: coverage: %w", err)
+	}
+	return c, nil
 }

@@ -173,21 +173,24 @@ func tighten(path string, want os.FileMode) error {
 }
 
 // Index returns the home's search index, opened on first use and closed
-// with the Home. Only a writer may open it (a search brings it up to date
-// with the store, which writes both).
+// with the Home. A writer's is writable (a search brings it up to date with
+// the store, which writes both); a reader's is read-only (memex verify
+// checks it): an index that is absent is then memex.ErrNotFound, a damaged
+// one memex.ErrCorrupt, where a writer's is dropped and rebuilt.
 func (h *Home) Index() (*index.Index, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ix != nil {
 		return h.ix, nil
 	}
-	if h.opts.Shared {
-		return nil, errors.New("home: the index needs a writer's Open")
-	}
 	dir := filepath.Join(h.Dir, IndexDir)
-	ix, err := index.Open(dir, &index.Options{Content: h.Store.Body, Entry: h.Store.Get})
+	ix, err := index.Open(dir, &index.Options{Content: h.Store.Body, Entry: h.Store.Get, Logger: h.opts.Logger, ReadOnly: h.opts.Shared})
 	if err != nil {
 		return nil, err
+	}
+	if h.opts.Shared {
+		h.ix = ix
+		return ix, nil
 	}
 	if err := tighten(dir, 0o700); err != nil {
 		ix.Close()

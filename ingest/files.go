@@ -106,6 +106,9 @@ func DefaultPaths(f Format, home string) []string {
 		d := CodexHome(env, home)
 		out = append(out, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
 	}
+	if f == Gemini || f == Auto {
+		out = append(out, filepath.Join(home, ".gemini", "tmp"))
+	}
 	if f == OpenCode || f == Auto {
 		d := env("XDG_DATA_HOME")
 		if d == "" {
@@ -160,7 +163,7 @@ func discover(f Format, paths []string, named bool) ([]target, []string) {
 				ff = sniff(abs)
 			}
 			if ff == "" {
-				errs = append(errs, fmt.Sprintf("%s: format not recognised (auto reads claude-code, codex, opencode, mini-swe-agent, swe-agent and jsonl)", p))
+				errs = append(errs, fmt.Sprintf("%s: format not recognised (auto reads claude-code, codex, opencode, gemini, mini-swe-agent, swe-agent and jsonl)", p))
 				continue
 			}
 			if ff == OpenCode && !strings.HasSuffix(abs, ".db") {
@@ -201,6 +204,8 @@ func nothingFound(f Format, near int) string {
 		}
 	case OpenCode:
 		msg = "no OpenCode data (a directory holding opencode.db or storage/session) found"
+	case Gemini:
+		msg = "no Gemini CLI sessions (chats/session-*.json, chats/session-*.jsonl) found"
 	case MiniSWEAgent:
 		msg = "no mini-swe-agent trajectories (*.traj.json) found"
 	case SWEAgent:
@@ -208,7 +213,7 @@ func nothingFound(f Format, near int) string {
 	case JSONL:
 		msg = "no JSONL files (*.jsonl) found"
 	default:
-		msg = "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json and OpenCode data directories)"
+		msg = "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json, Gemini CLI chats and OpenCode data directories)"
 		if near > 0 {
 			msg += fmt.Sprintf("; %s of no known format", plural(near, "file"))
 		}
@@ -315,12 +320,30 @@ func formatByName(f Format, p string) Format {
 		if strings.HasSuffix(base, ".jsonl") {
 			return JSONL
 		}
+	case Gemini:
+		if geminiName(p) {
+			return Gemini
+		}
 	case Auto:
+		if geminiName(p) {
+			return Gemini
+		}
 		if hasTranscriptExt(base) {
 			return sniff(p)
 		}
 	}
 	return ""
+}
+
+// geminiName reports whether p is named as Gemini CLI names its sessions:
+// chats/session-*.json or .jsonl, or a subagent's chats/PARENT/ID.jsonl.
+func geminiName(p string) bool {
+	base, dir := filepath.Base(p), filepath.Base(filepath.Dir(p))
+	if !strings.HasSuffix(base, ".json") && !strings.HasSuffix(base, ".jsonl") {
+		return false
+	}
+	return dir == "chats" && strings.HasPrefix(base, "session-") ||
+		filepath.Base(filepath.Dir(filepath.Dir(p))) == "chats" && strings.HasSuffix(base, ".jsonl")
 }
 
 // sniff detects a file's format from its name and first record.
@@ -336,27 +359,38 @@ func sniff(p string) Format {
 	case strings.HasPrefix(base, "rollout-") && (strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst")):
 		return Codex
 	}
+	if geminiName(p) {
+		return Gemini
+	}
 	line := firstLine(p)
 	if len(line) == 0 {
 		return ""
 	}
 	var probe struct {
-		Type      string          `json:"type"`
-		Payload   json.RawMessage `json:"payload"`
-		SessionID string          `json:"sessionId"`
-		UUID      string          `json:"uuid"`
-		LeafUUID  string          `json:"leafUuid"`
-		Content   json.RawMessage `json:"content"`
-		Messages  json.RawMessage `json:"messages"`
-		Traj      json.RawMessage `json:"trajectory"`
+		ProjectHash string          `json:"projectHash"`
+		Type        string          `json:"type"`
+		Payload     json.RawMessage `json:"payload"`
+		SessionID   string          `json:"sessionId"`
+		UUID        string          `json:"uuid"`
+		LeafUUID    string          `json:"leafUuid"`
+		Content     json.RawMessage `json:"content"`
+		Messages    json.RawMessage `json:"messages"`
+		Traj        json.RawMessage `json:"trajectory"`
 	}
 	if json.Unmarshal(line, &probe) != nil {
 		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) && (strings.HasSuffix(base, ".json")) {
+			// A pretty-printed document: Gemini CLI's older sessions
+			// start with their sessionId and projectHash.
+			if h := head(p, 4096); bytes.Contains(h, []byte(`"sessionId"`)) && bytes.Contains(h, []byte(`"projectHash"`)) {
+				return Gemini
+			}
 			return MiniSWEAgent
 		}
 		return ""
 	}
 	switch {
+	case probe.ProjectHash != "":
+		return Gemini
 	case probe.Payload != nil && probe.Type != "":
 		return Codex
 	case probe.SessionID != "" || probe.UUID != "" || probe.LeafUUID != "" || claudeTypes[probe.Type]:
@@ -396,4 +430,16 @@ func firstLine(p string) []byte {
 	br := bufio.NewReaderSize(io.LimitReader(r, 1<<20), 64<<10)
 	line, _ := br.ReadBytes('\n')
 	return bytes.TrimSpace(line)
+}
+
+// head reads at most n bytes from the start of p.
+func head(p string, n int) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k]
 }

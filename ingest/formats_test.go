@@ -289,7 +289,7 @@ func TestParseFormat(t *testing.T) {
 	if f, err := ParseFormat("codex"); err != nil || f != Codex {
 		t.Fatal(f, err)
 	}
-	if _, err := ParseFormat("gemini"); err == nil {
+	if _, err := ParseFormat("cursor"); err == nil {
 		t.Fatal("want an error for an unknown format")
 	}
 }

@@ -111,3 +111,12 @@ func FuzzSniff(f *testing.F) {
 		_ = sniff(p)
 	})
 }
+
+func FuzzGemini(f *testing.F) {
+	seed(f, "testdata/gemini/tmp/proj/chats/session-2026-11-29T10-00-5c0ffee0.jsonl")
+	f.Add([]byte(`{"$rewindTo":"x"}` + "\n" + `{"$set":{"messages":[{"id":"a","type":"gemini","toolCalls":[{"id":"t","status":"success","result":{"functionResponse":null}}]}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		parseBytes(t, Gemini, "/g/tmp/p/chats/session-x.jsonl", b)
+		parseBytes(t, Gemini, "/g/tmp/p/chats/session-x.json", b)
+	})
+}

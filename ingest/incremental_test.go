@@ -295,6 +295,7 @@ func TestDefaultPaths(t *testing.T) {
 	want := []string{
 		filepath.Join(home, ".claude", "projects"),
 		filepath.Join(home, ".codex", "sessions"), filepath.Join(home, ".codex", "archived_sessions"),
+		filepath.Join(home, ".gemini", "tmp"),
 		filepath.Join(home, ".local", "share", "opencode"),
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {

@@ -33,6 +33,7 @@ const (
 	MiniSWEAgent Format = "mini-swe-agent"
 	SWEAgent     Format = "swe-agent"
 	JSONL        Format = "jsonl"
+	Gemini       Format = "gemini"
 	Auto         Format = "auto"
 	// Git reads a repository's history (see git.go), GitHub an export
 	// of issues and pull requests (see github.go).
@@ -41,7 +42,7 @@ const (
 )
 
 // Formats lists the accepted format names, for usage text.
-var Formats = []Format{ClaudeCode, Codex, OpenCode, MiniSWEAgent, SWEAgent, JSONL, Auto, Git, GitHub}
+var Formats = []Format{ClaudeCode, Codex, OpenCode, Gemini, MiniSWEAgent, SWEAgent, JSONL, Auto, Git, GitHub}
 
 // ParseFormat checks a format name; an unknown name is memex.ErrInvalid.
 func ParseFormat(s string) (Format, error) {
@@ -434,6 +435,8 @@ func parserFor(f Format) parseFunc {
 		return parseJSONL
 	case OpenCode:
 		return parseOpenCode
+	case Gemini:
+		return parseGemini
 	}
 	return nil
 }

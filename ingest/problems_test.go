@@ -11,9 +11,10 @@ import (
 
 const (
 	codexRollout = "testdata/codex/rollout-2026-11-02T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
-	// geminiSession is a Gemini CLI session: one pretty-printed JSON
-	// document, no format memex reads.
-	geminiSession = "testdata/other/gemini/session.json"
+	// geminiDoc is a pretty-printed JSON document shaped like a Gemini
+	// CLI session but without its projectHash, under a name Gemini CLI
+	// does not give its sessions: no format memex reads.
+	geminiDoc = "testdata/other/gemini/session.json"
 )
 
 // TestNamedPathWithoutFiles: a path the caller names that yields no file
@@ -38,7 +39,7 @@ func TestNamedPathWithoutFiles(t *testing.T) {
 		{MiniSWEAgent, renamed, "no mini-swe-agent trajectories (*.traj.json) found"},
 		{SWEAgent, renamed, "no SWE-agent trajectories (*.traj) found"},
 		{JSONL, empty, "no JSONL files (*.jsonl) found"},
-		{Auto, filepath.Dir(geminiSession), "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json and OpenCode data directories)"},
+		{Auto, filepath.Dir(geminiDoc), "no transcripts found (auto reads *.jsonl, *.jsonl.zst, *.traj, *.traj.json, Gemini CLI chats and OpenCode data directories)"},
 		// A named path is never taken for a default location that may be
 		// missing.
 		{Codex, filepath.Join(empty, ".codex", "sessions"), "no such file or directory"},
@@ -88,18 +89,18 @@ func TestWrongFormatIsUnusable(t *testing.T) {
 		f          Format
 		path, want string
 	}{
-		{JSONL, geminiSession, "no valid jsonl record (20 skipped); is it a jsonl file?"},
-		{ClaudeCode, geminiSession, "no valid claude-code record (20 skipped); is it a claude-code file?"},
-		{MiniSWEAgent, geminiSession, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
+		{JSONL, geminiDoc, "no valid jsonl record (20 skipped); is it a jsonl file?"},
+		{ClaudeCode, geminiDoc, "no valid claude-code record (20 skipped); is it a claude-code file?"},
+		{MiniSWEAgent, geminiDoc, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
 		// Valid JSON, but no trajectory in it.
-		{SWEAgent, geminiSession, "no valid swe-agent record (1 skipped); is it a swe-agent file?"},
+		{SWEAgent, geminiDoc, "no valid swe-agent record (1 skipped); is it a swe-agent file?"},
 		{MiniSWEAgent, codexRollout, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
 		{JSONL, codexRollout, "no valid jsonl record (14 skipped); is it a jsonl file?"},
 		{ClaudeCode, codexRollout, "no valid claude-code record (14 of unknown types); is it a claude-code file?"},
 		{Codex, "testdata/claude/-home-u-proj/s1.jsonl", "no valid codex record (1 skipped, 14 of unknown types); is it a codex file?"},
 		// Auto took it for mini-swe-agent (a .json file holding one
 		// object): it says the format was not recognised, and why.
-		{Auto, geminiSession, `format not recognised: auto tried mini-swe-agent, and it does not read as one: field "messages.timestamp": found a string, want a number (near byte 185)`},
+		{Auto, geminiDoc, `format not recognised: auto tried mini-swe-agent, and it does not read as one: field "messages.timestamp": found a string, want a number (near byte 185)`},
 	} {
 		abs, _ := filepath.Abs(c.path)
 		sink := newMemSink()
@@ -176,7 +177,7 @@ func TestAutoNamesWhatItTried(t *testing.T) {
 		path, want string
 		warns      int
 	}{
-		{odd, odd + ": format not recognised (auto reads claude-code, codex, opencode, mini-swe-agent, swe-agent and jsonl)", 1},
+		{odd, odd + ": format not recognised (auto reads claude-code, codex, opencode, gemini, mini-swe-agent, swe-agent and jsonl)", 1},
 		{lines, lines + ": format not recognised: auto tried jsonl, and no record of it read as one (1 skipped)", 2},
 	} {
 		rep, warns := run(t, newMemSink(), Options{Format: Auto, Paths: []string{c.path}})

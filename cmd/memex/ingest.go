@@ -35,11 +35,11 @@ func (a *app) ingestCommand() *cobra.Command {
 	}
 	c := &cobra.Command{
 		Use:   "ingest FORMAT [PATH...]",
-		Short: "Import agent transcripts (Claude Code, Codex, OpenCode, SWE-agent, ...)",
+		Short: "Import agent transcripts (Claude Code, Codex, Gemini CLI, OpenCode, SWE-agent, ...)",
 		Long: `Import the transcripts agents already write to disk. FORMAT is one of
 ` + strings.Join(names, ", ") + ` (auto detects each file).
 With no PATH, the format's default location: ~/.claude/projects, ~/.codex/sessions and
-~/.codex/archived_sessions, ~/.local/share/opencode.
+~/.codex/archived_sessions, ~/.gemini/tmp, ~/.local/share/opencode.
 
 Each tool call becomes one entry with its exact output; reasoning and messages become
 entries too; compaction points are kept so that a replay shows where the agent lost its

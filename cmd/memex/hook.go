@@ -39,17 +39,17 @@ const (
 
 func (a *app) hookCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude-code|codex EVENT [JSON]",
+		Use:   "hook claude-code|codex|gemini EVENT [JSON]",
 		Short: "Handle an agent host's hook event (reads the host's JSON on stdin)",
 		Long: `Run as the host's hook command (memex install writes the configuration):
 
   PostToolUse             archive the tool call and its full response at once
   PostToolUseFailure      the same for a call that failed (Claude Code)
-  PreCompact              import the transcript so far
+  PreCompact, PreCompress import the transcript so far
   SessionStart            after compact: inject this session's IndexedSummary;
                           on startup/resume/clear: inject the project's recent memory
   Stop, SubagentStop,
-  SessionEnd              import the transcript (quickly; spooled when the store is busy)
+  AfterAgent, SessionEnd  import the transcript (quickly; spooled when the store is busy)
 
 Codex's notify program is "memex hook codex notify": it passes its JSON as an argument
 (agent-turn-complete with the thread id) and memex imports that thread's rollout.
@@ -92,9 +92,9 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	switch hosts.Event(event) {
 	case "PostToolUse", "PostToolUseFailure":
 		err = a.hookPostToolUse(ctx, host, in)
-	case "PreCompact":
+	case "PreCompact", "PreCompress":
 		err = a.hookIngest(ctx, hosts.TranscriptFormat(host), in, lockTimeout())
-	case "Stop", "SubagentStop", "SessionEnd":
+	case "Stop", "SubagentStop", "SessionEnd", "AfterAgent":
 		err = a.hookIngest(ctx, hosts.TranscriptFormat(host), in, hookLockWait)
 	case "SessionStart":
 		err = a.hookSessionStart(ctx, in)

@@ -313,7 +313,7 @@ func TestServeIngestNeedsDefaultLocations(t *testing.T) {
 		home := t.TempDir()
 		r := runServeRefused(t, home, "--addr", "127.0.0.1:0", "--ingest", arg)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "--ingest") ||
-			!strings.Contains(r.stderr, "claude-code, codex, opencode, auto") {
+			!strings.Contains(r.stderr, "claude-code, codex, opencode, gemini, auto") {
 			t.Errorf("serve --ingest %s: %+v", arg, r)
 		}
 		emptyDir(t, home)

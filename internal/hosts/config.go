@@ -14,13 +14,14 @@ import (
 )
 
 // Names lists the hosts install knows, for usage text.
-var Names = []string{"claude-code", "codex", "opencode"}
+var Names = []string{"claude-code", "codex", "gemini", "opencode"}
 
 // Layout says, for usage text, which files install changes per host.
 const Layout = `  claude-code  hooks in ~/.claude/settings.json (project: .claude/settings.json),
                MCP server in ~/.claude.json (project: .mcp.json)
   codex        hooks in ~/.codex/hooks.json (project: .codex/hooks.json),
                MCP server in ~/.codex/config.toml (project: .codex/config.toml)
+  gemini       hooks and MCP server in ~/.gemini/settings.json (project: .gemini/settings.json)
   opencode     MCP server in ~/.config/opencode/opencode.json (project: opencode.json);
                OpenCode has no command hooks
 `
@@ -129,6 +130,18 @@ var claudeHooks = []hookSpec{
 	{"SessionEnd", "", 5, false},
 }
 
+// geminiHooks: Gemini CLI's AfterTool carries no id of the call that the
+// session file also records, so a capture there could not be told from
+// the same call imported later; its calls are archived from the session
+// file at the end of every turn (AfterAgent), before a compression and
+// when the session ends.
+var geminiHooks = []hookSpec{
+	{"SessionStart", "", 10, false},
+	{"AfterAgent", "", 10, false},
+	{"PreCompress", "", 120, false},
+	{"SessionEnd", "", 5, false},
+}
+
 var codexHooks = []hookSpec{
 	{"PostToolUse", "*", 10, false},
 	{"PreCompact", "", 120, false},
@@ -203,8 +216,10 @@ func emptyConfig(b []byte) bool {
 // servers, under serverKey (a JSON object of servers) or, with toml set,
 // Codex's config.toml.
 type layout struct {
-	hooks     string
-	specs     []hookSpec
+	hooks string
+	specs []hookSpec
+	// msTimeout: the host reads a handler's timeout in milliseconds.
+	msTimeout bool
 	server    string
 	serverKey string
 	toml      bool
@@ -240,6 +255,14 @@ func hostLayout(host string, o *Options) (layout, error) {
 			dir = filepath.Join(o.Dir, ".codex")
 		}
 		return layout{hooks: filepath.Join(dir, "hooks.json"), specs: codexHooks, server: filepath.Join(dir, "config.toml"), toml: true}, nil
+	case "gemini":
+		file := pick(filepath.Join(o.UserHome, ".gemini", "settings.json"), filepath.Join(o.Dir, ".gemini", "settings.json"))
+		return layout{
+			hooks: file, specs: geminiHooks, msTimeout: true, server: file, serverKey: "mcpServers",
+			newServer: func(argv []string) *object {
+				return newObject("command", argv[0], "args", anys(argv[1:]))
+			},
+		}, nil
 	case "opencode":
 		cfg := filepath.Join(o.UserHome, ".config")
 		if d := o.Getenv("XDG_CONFIG_HOME"); d != "" {
@@ -263,7 +286,7 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 		return nil, err
 	}
 	var out []edit
-	hooks := func(root *object) error { return editHooks(root, &o, host, l.specs, remove) }
+	hooks := func(root *object) error { return editHooks(root, &o, host, l.specs, l.msTimeout, remove) }
 	server := func(root *object) error { return editServer(root, l.serverKey, l.newServer(o.argv("mcp")), remove) }
 	if l.hooks != "" && l.hooks != l.server {
 		out = append(out, edit{l.hooks, jsonEdit(hooks)})
@@ -376,7 +399,7 @@ func memexHandlers(hooks *object, event, host string, fn func(h *object, c Comma
 // memex handler that runs another binary or home than o's (an earlier
 // install) is updated in place; uninstall removes memex's handlers
 // whatever they run.
-func editHooks(root *object, o *Options, host string, specs []hookSpec, remove bool) error {
+func editHooks(root *object, o *Options, host string, specs []hookSpec, msTimeout, remove bool) error {
 	hooks, ok := root.get("hooks").(*object)
 	if !ok && root.get("hooks") != nil {
 		return notShaped("hooks", "an object")
@@ -418,7 +441,11 @@ func editHooks(root *object, o *Options, host string, specs []hookSpec, remove b
 		if sp.matcher != "" {
 			g.set("matcher", sp.matcher)
 		}
-		h := newObject("type", "command", "command", cmd, "timeout", json.Number(fmt.Sprint(sp.timeout)))
+		timeout := sp.timeout
+		if msTimeout {
+			timeout *= 1000
+		}
+		h := newObject("type", "command", "command", cmd, "timeout", json.Number(fmt.Sprint(timeout)))
 		if sp.async {
 			h.set("async", true)
 		}

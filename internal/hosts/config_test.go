@@ -75,7 +75,7 @@ func FuzzInstallRoundTrip(f *testing.F) {
 		}
 		for _, edit := range []func(*object, bool) error{
 			func(r *object, rm bool) error {
-				return editHooks(r, &Options{Bin: "memex"}, "claude-code", claudeHooks, rm)
+				return editHooks(r, &Options{Bin: "memex"}, "claude-code", claudeHooks, false, rm)
 			},
 			func(r *object, rm bool) error {
 				return editServer(r, "mcpServers", newObject("command", "memex", "args", []any{"mcp"}), rm)

@@ -23,7 +23,7 @@ const (
 )
 
 // HookHosts lists the hosts that run memex hooks.
-var HookHosts = []string{"claude-code", "codex"}
+var HookHosts = []string{"claude-code", "codex", "gemini"}
 
 // HasHooks reports whether host runs memex hooks.
 func HasHooks(host string) bool {
@@ -75,7 +75,7 @@ func ReadHook(r io.Reader) (HookInput, error) {
 // SessionStart. A name memex does not handle comes back as it is.
 func Event(s string) string {
 	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-	for _, e := range []string{"PostToolUse", "PostToolUseFailure", "PreCompact", "SessionStart", "Stop", "SubagentStop", "SessionEnd"} {
+	for _, e := range []string{"PostToolUse", "PostToolUseFailure", "PreCompact", "PreCompress", "AfterAgent", "SessionStart", "Stop", "SubagentStop", "SessionEnd"} {
 		if strings.ToLower(e) == k {
 			return e
 		}
@@ -85,8 +85,11 @@ func Event(s string) string {
 
 // TranscriptFormat is the transcript format of a host's sessions.
 func TranscriptFormat(host string) ingest.Format {
-	if host == "codex" {
+	switch host {
+	case "codex":
 		return ingest.Codex
+	case "gemini":
+		return ingest.Gemini
 	}
 	return ingest.ClaudeCode
 }

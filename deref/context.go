@@ -220,14 +220,27 @@ func scope(opts ContextOptions) string {
 // agents.
 func contextHeader(opts ContextOptions, entries []memex.Entry) string {
 	var tokens int64
-	agents := map[string]bool{}
-	var names []string
-	first, last := entries[0].Created, entries[0].Created
 	for _, e := range entries {
 		tokens += e.Tokens
-		if e.Agent != "" && !agents[e.Agent] {
-			agents[e.Agent] = true
-			names = append(names, e.Agent)
+	}
+	first, last, names := Span(entries)
+	s := "[memex context · " + scope(opts) + " · " + plural(len(entries), "entry") + " · " + commas(int(tokens)) + " tokens archived · " +
+		first.UTC().Format("2006-01-02 15:04:05") + " → " + last.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	if len(names) > 0 {
+		s += " · agents: " + strings.Join(names, ", ")
+	}
+	return s + "]"
+}
+
+// Span returns the earliest and latest creation times of entries (which
+// must not be empty) and the agents that wrote them, sorted.
+func Span(entries []memex.Entry) (first, last time.Time, agents []string) {
+	seen := map[string]bool{}
+	first, last = entries[0].Created, entries[0].Created
+	for _, e := range entries {
+		if e.Agent != "" && !seen[e.Agent] {
+			seen[e.Agent] = true
+			agents = append(agents, e.Agent)
 		}
 		if e.Created.Before(first) {
 			first = e.Created
@@ -236,13 +249,8 @@ func contextHeader(opts ContextOptions, entries []memex.Entry) string {
 			last = e.Created
 		}
 	}
-	sort.Strings(names)
-	s := "[memex context · " + scope(opts) + " · " + plural(len(entries), "entry") + " · " + commas(int(tokens)) + " tokens archived · " +
-		first.UTC().Format("2006-01-02 15:04:05") + " → " + last.UTC().Format("2006-01-02 15:04:05") + " UTC"
-	if len(names) > 0 {
-		s += " · agents: " + strings.Join(names, ", ")
-	}
-	return s + "]"
+	sort.Strings(agents)
+	return first, last, agents
 }
 
 // contextLine is "ID  summary  (N tok)\n", with " · mark" after the

@@ -206,22 +206,7 @@ func itemLine(it Item) string {
 }
 
 func handoffHeader(c Capsule, entries []memex.Entry) string {
-	agents := map[string]bool{}
-	var names []string
-	first, last := entries[0].Created, entries[0].Created
-	for _, e := range entries {
-		if e.Agent != "" && !agents[e.Agent] {
-			agents[e.Agent] = true
-			names = append(names, e.Agent)
-		}
-		if e.Created.Before(first) {
-			first = e.Created
-		}
-		if e.Created.After(last) {
-			last = e.Created
-		}
-	}
-	sort.Strings(names)
+	first, last, names := deref.Span(entries)
 	h := "[memex handoff · " + c.Project + " · " + summarize.Plural(c.Sessions, "earlier session") +
 		" · " + summarize.Plural(len(entries), "entry") + " read · " + first.UTC().Format("2006-01-02") + " → " + last.UTC().Format("2006-01-02")
 	if len(names) > 0 {

@@ -415,6 +415,14 @@ func ghRecord(project string, it *ghItem, extra []ghComment) Record {
 	}
 	state := strings.ToLower(it.State)
 	merged := firstOf(it.MergedAt, it.Merged)
+	if merged == "" && len(it.PullRequest) > 0 {
+		// REST issues list a pull request's merge time inside it.
+		var pr struct {
+			MergedAt string `json:"merged_at"`
+		}
+		_ = json.Unmarshal(it.PullRequest, &pr)
+		merged = pr.MergedAt
+	}
 	if merged != "" {
 		state = "merged"
 	}

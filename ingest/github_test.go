@@ -45,7 +45,7 @@ func TestGitHubExports(t *testing.T) {
 			"Fixes #12.", "--- review (approved) by bob · 2026-02-03T10:00:00Z\nLooks right.", "--- comment by bob"}},
 		// REST: the comment of another file is attached to its issue.
 		{"#21", memex.KindIssue, "open", []string{"Login page hangs on Safari", "--- comment by alice · 2026-02-11T09:30:00Z\nReproduced on Safari 19"}},
-		{"#22", memex.KindPR, "closed", []string{"login: drop the Safari polyfill", "https://github.com/acme/demo/pull/22"}},
+		{"#22", memex.KindPR, "merged", []string{"login: drop the Safari polyfill", "https://github.com/acme/demo/pull/22"}},
 	} {
 		e, body := get(c.ref)
 		if e.Kind != c.kind || e.Attrs["state"] != c.state || e.Project != project {

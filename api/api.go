@@ -88,6 +88,13 @@ type SessionInfo struct {
 	Parent      string    `json:"parent,omitempty"`
 }
 
+// SessionList is a session listing as GET /v1/sessions answers it and
+// memex sessions --json prints it: one shape for the resource on every
+// path (an object, so that it can grow fields).
+type SessionList struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
 // SessionFilter narrows a session listing to the entries of one project
 // and of one agent ("" is any).
 type SessionFilter struct {

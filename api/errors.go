@@ -60,6 +60,13 @@ func kindOfStatus(status int) error {
 	return nil
 }
 
+// Code is the code the HTTP API answers err with ("not_found", "invalid",
+// ..., "internal"): the code memex's --json errors carry too.
+func Code(err error) string {
+	_, code := classify(err)
+	return code
+}
+
 // classify returns the status and code of err.
 func classify(err error) (int, string) {
 	var mb *http.MaxBytesError

@@ -495,7 +495,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []SessionInfo{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+	writeJSON(w, http.StatusOK, SessionList{Sessions: list})
 }
 
 // handleSession answers a session's entries in order; with ?content=1

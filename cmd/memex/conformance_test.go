@@ -128,3 +128,33 @@ func TestLargeHookPayloadThroughTheServer(t *testing.T) {
 		t.Errorf("spooled instead: %v", sp)
 	}
 }
+
+// --json means JSON errors too, one line on stderr, with the HTTP API's
+// code; the same locally and through a server (issue 14).
+func TestJSONErrors(t *testing.T) {
+	home := t.TempDir()
+	if r := run(t, home, []byte("x"), "add", "--alias", "x", "-"); r.code != 0 {
+		t.Fatal(r)
+	}
+	check := func(where string) {
+		for _, c := range []struct {
+			args []string
+			code string
+			exit int
+		}{
+			{[]string{"show", "nosuch", "--json"}, "not_found", 1},
+			{[]string{"search", "exit:abc", "--json"}, "usage", 2},
+			{[]string{"deref", "x", "--budget", "-1", "--json"}, "usage", 2},
+			{[]string{"show", "x", "--lines", "zz", "--json"}, "usage", 2},
+		} {
+			r := run(t, home, nil, c.args...)
+			var e struct{ Error, Code string }
+			if r.code != c.exit || json.Unmarshal([]byte(r.stderr), &e) != nil || e.Code != c.code || e.Error == "" || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("%s %v: %+v; want exit %d and {\"error\",\"code\":%q} on stderr", where, c.args, r, c.exit, c.code)
+			}
+		}
+	}
+	check("local")
+	startServe(t, home)
+	check("served")
+}

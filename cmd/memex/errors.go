@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 )
 
 // Exit codes: 0 ok, 1 failure, 2 usage. A command run by `memex run`
@@ -33,6 +35,16 @@ type exitStatus struct{ code int }
 
 func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
+// jsonError is the error of a command run with --json: exitCode prints it
+// as {"error": MESSAGE, "code": CODE} (and "hint" when it has one) on
+// stderr, one line, where MESSAGE is what the command prints without
+// --json and CODE the HTTP API's code for it ("not_found", "invalid",
+// "busy", ...; "usage" for a malformed command line).
+type jsonError struct{ err error }
+
+func (e *jsonError) Error() string { return e.err.Error() }
+func (e *jsonError) Unwrap() error { return e.err }
+
 // exitCode maps an error to the process exit code and prints it, once, in
 // the one place that does so.
 func exitCode(err error, stderr io.Writer) int {
@@ -43,6 +55,10 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &st) {
 		return st.code
 	}
+	var je *jsonError
+	if errors.As(err, &je) {
+		return printJSONError(je.err, stderr)
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "memex: %s\n", ue.msg)
@@ -50,6 +66,28 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "memex: %s\n", userMessage(err))
 	return exitFailure
+}
+
+func printJSONError(err error, stderr io.Writer) int {
+	out := struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+		Hint  string `json:"hint,omitempty"`
+	}{Code: api.Code(err)}
+	code := exitFailure
+	var ue *usageError
+	if errors.As(err, &ue) {
+		out.Error, out.Code, code = ue.msg, "usage", exitUsage
+	} else {
+		out.Error = userMessage(err)
+	}
+	var me *memex.Error
+	if errors.As(err, &me) && me.Hint != "" {
+		out.Hint = me.Hint
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintf(stderr, "%s\n", b)
+	return code
 }
 
 // userMessage shortens internal error chains to what a user acts on.

@@ -63,10 +63,11 @@ func TestIngestSessionsReplaySearch(t *testing.T) {
 	}
 
 	ss := run(t, home, nil, "sessions", "--json")
-	var sessions []api.SessionInfo
-	if err := json.Unmarshal([]byte(ss.stdout), &sessions); err != nil {
+	var list api.SessionList
+	if err := json.Unmarshal([]byte(ss.stdout), &list); err != nil {
 		t.Fatal(err, ss.stdout)
 	}
+	sessions := list.Sessions
 	var s1 *api.SessionInfo
 	for i := range sessions {
 		if sessions[i].Session == "s1" {

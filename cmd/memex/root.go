@@ -35,11 +35,19 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	started := false
+	asJSON := false
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		started = true
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
+			asJSON = true
+		}
 		return a.setup()
 	}
 	err := root.ExecuteContext(ctx)
+	if err != nil && asJSON {
+		// --json means the error too is JSON (exitCode prints it).
+		err = &jsonError{err}
+	}
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}

@@ -396,8 +396,8 @@ func TestServeSessionsAndStatsMatchLocal(t *testing.T) {
 			t.Fatalf("%v: %+v", args, local[i])
 		}
 	}
-	var listed []api.SessionInfo
-	if err := json.Unmarshal([]byte(local[1].stdout), &listed); err != nil || len(listed) < 3 {
+	var listed api.SessionList
+	if err := json.Unmarshal([]byte(local[1].stdout), &listed); err != nil || len(listed.Sessions) < 3 {
 		t.Fatalf("sessions --json: %v %s", err, local[1].stdout)
 	}
 
@@ -467,12 +467,12 @@ func TestServeReplayMatchesLocal(t *testing.T) {
 			t.Fatalf("add: %+v", r)
 		}
 	}
-	var listed []api.SessionInfo
-	if r := run(t, home, nil, "sessions", "--json"); json.Unmarshal([]byte(r.stdout), &listed) != nil || len(listed) < 2 {
+	var list api.SessionList
+	if r := run(t, home, nil, "sessions", "--json"); json.Unmarshal([]byte(r.stdout), &list) != nil || len(list.Sessions) < 2 {
 		t.Fatalf("sessions --json: %+v", r)
 	}
 	var commands [][]string
-	for _, si := range listed {
+	for _, si := range list.Sessions {
 		for _, flags := range [][]string{nil, {"--full"}, {"--json"}, {"--full", "--json"}} {
 			commands = append(commands, append([]string{"replay", si.Session}, flags...))
 		}

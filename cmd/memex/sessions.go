@@ -113,7 +113,7 @@ func (a *app) printSessions(list []api.SessionInfo, asJSON bool) error {
 		if list == nil {
 			list = []api.SessionInfo{}
 		}
-		return writeJSON(a.stdout, list)
+		return writeJSON(a.stdout, api.SessionList{Sessions: list})
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SESSION\tAGENT\tPROJECT\tSTART\tEND\tENTRIES\tTOKENS\tCOMPACTIONS")

@@ -171,7 +171,7 @@ func TestIngestWrongFormat(t *testing.T) {
 	r = run(t, t.TempDir(), nil, "ingest", "mini-swe-agent", rollout, "-q", "--json")
 	var rep struct{ Unusable []string }
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 || len(rep.Unusable) != 1 ||
-		!strings.HasSuffix(r.stderr, "memex: ingest: nothing imported: no valid mini-swe-agent record in the 1 file read\n") {
+		!strings.HasSuffix(r.stderr, `{"error":"ingest: nothing imported: no valid mini-swe-agent record in the 1 file read","code":"internal"}`+"\n") {
 		t.Errorf("ingest mini-swe-agent %s: %+v", rollout, r)
 	}
 

@@ -68,7 +68,7 @@ func secretKey(key []byte) (kind string, ok bool) {
 	}
 	for _, w := range secretWords {
 		if w == "pass" {
-			if componentMatch(snake, "pass") {
+			if componentMatch(snake, "pass") || componentMatch(snake, "pwd") {
 				return "password", true
 			}
 			continue
@@ -254,6 +254,17 @@ func assignedValue(b []byte, s, e int, kind string) (match, bool) {
 				return match{}, false
 			}
 			ve = vs + c
+		}
+	case sep == ':' && spaceAfter && !keyQuoted && s > 0 && (b[s-1] == '\'' || b[s-1] == '"'):
+		// A header given to curl or a client: -H 'X-Api-Key: value'.
+		q := b[s-1]
+		vs = j
+		ve = vs
+		for ve < len(b) && b[ve] != q && b[ve] != '\n' && b[ve] != ' ' && ve-vs < 4096 {
+			ve++
+		}
+		if ve >= len(b) || b[ve] != q {
+			return match{}, false
 		}
 	default:
 		return match{}, false

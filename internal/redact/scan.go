@@ -39,7 +39,7 @@ func pairKey(c0, c1 byte) int { return int(c0)<<8 | int(c1) }
 
 // stems are the words a secret-naming key contains; "Key" (case-sensitive)
 // catches camelCase keys (apiKey, accessKey).
-var stems = []string{"pass", "secret", "token", "_key", "-key", "apikey", "credential", "authorization"}
+var stems = []string{"pass", "pwd", "secret", "token", "_key", "-key", "apikey", "credential", "authorization"}
 
 func addAnchor(a anchor) {
 	variants := func(c byte) []byte {

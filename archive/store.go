@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/memex-archive/memex"
@@ -59,6 +60,11 @@ type Options struct {
 // this size.
 const BlockSize = 32 << 10
 
+// CacheSize is the size of the store's block cache, which holds blocks
+// decompressed. It fills only as blocks are read, so a short command that
+// reads a few entries never holds it all.
+const CacheSize = 64 << 20
+
 // Store is an open archive. It is safe for concurrent use by many
 // goroutines; one process at a time may open a directory (Pebble holds a
 // lock file).
@@ -98,6 +104,11 @@ func Open(dir string, opts *Options) (*Store, error) {
 		// A small memtable keeps the write-ahead log that the next process
 		// must replay at open short: a cold CLI call pays for that replay.
 		MemTableSize: 8 << 20,
+		// An import reads the store back as it writes it (idempotency
+		// keys, content hashes, the records and bodies the index is fed):
+		// with Pebble's default 8 MiB of cache most of those reads
+		// decompressed a block again (see CacheSize).
+		CacheSize: CacheSize,
 		// A damaged block is an error of the read that meets it (verify
 		// reports it, other commands fail with it), not a crash: Pebble's
 		// default calls the logger's Fatalf.
@@ -107,6 +118,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}},
 	}
 	po.Levels[0].BlockSize = BlockSize // deeper levels inherit it
+	// A look-up of a key that is absent (a new body's content hash, a new
+	// idempotency key) asks each table's filter instead of reading and
+	// decompressing one of its blocks.
+	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings {
 		return pebble.UniformDBCompressionSettings(block.ZstdCompression)
 	})

@@ -425,3 +425,31 @@ func loadFloor(entries, dir string) error {
 	}
 	return errors.Join(db.Close(), enc.Close())
 }
+
+// BenchmarkIngestRun runs `memex ingest auto` in this process on the
+// first $MEMEX_SCALE_MB input (default 50), for a CPU profile of the whole
+// import: go test -run '^$' -bench IngestRun -benchtime 1x -cpuprofile
+// cpu.out ./cmd/memex. The no-index case is the archive path alone.
+func BenchmarkIngestRun(b *testing.B) {
+	mb := 50
+	if v := os.Getenv("MEMEX_SCALE_MB"); v != "" {
+		mb, _ = strconv.Atoi(strings.Split(v, ",")[0])
+	}
+	in, raw := scaleCorpus(b, mb)
+	for _, c := range []struct {
+		name  string
+		extra []string
+	}{{"index", nil}, {"no-index", []string{"--no-index"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(raw)
+			for i := 0; i < b.N; i++ {
+				home := b.TempDir()
+				var out, errb bytes.Buffer
+				args := append([]string{"--home", home, "ingest", "auto", in, "--quiet"}, c.extra...)
+				if err := Run(context.Background(), args, nil, &out, &errb); err != nil {
+					b.Fatalf("%v\n%s", err, errb.Bytes())
+				}
+			}
+		})
+	}
+}

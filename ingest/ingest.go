@@ -105,6 +105,11 @@ type Options struct {
 	Progress func(Progress)
 	// Now replaces time.Now (tests).
 	Now func() time.Time
+	// Added, when set, is called with each entry the sink added (as the
+	// sink returned it, ID included) and its exact body as stored
+	// (redacted), for an index fed as the import goes (catchup.Feeder).
+	// body is not changed afterwards; Added may keep it.
+	Added func(e memex.Entry, body []byte)
 
 	// Since and Max limit a git history to the commits after Since and
 	// to the Max most recent ones (zero: no limit); MaxPatch bounds the
@@ -603,7 +608,8 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			}
 		}
 		RecordShown(&e, "", body)
-		if _, err := r.sink.Add(ctx, e, bytesReader(body)); err != nil {
+		stored, err := r.sink.Add(ctx, e, bytesReader(body))
+		if err != nil {
 			if errors.Is(err, memex.ErrInvalid) {
 				// One bad record (an alias of the wrong shape, ...) must not
 				// stop the rest.
@@ -614,6 +620,9 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		}
 		r.rep.Added++
 		r.rep.BodyBytes += int64(len(body))
+		if r.opts.Added != nil {
+			r.opts.Added(stored, body)
+		}
 	}
 	return nil
 }

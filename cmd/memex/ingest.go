@@ -145,24 +145,39 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 			opts.Progress = func(p ingest.Progress) { bar(int64(p.Commits), int64(p.TotalCommits)) }
 		}
 	}
+	// The index is fed the new entries as they are archived, from the
+	// bodies in hand, on the other CPU (catchup.Feeder); a catch-up first
+	// indexes what earlier runs left pending.
+	// An index that cannot be opened or caught up fails the command only
+	// once the entries are archived.
+	indexed := 0
+	var feed *catchup.Feeder
+	var ixErr error
+	if !o.noIndex {
+		if ix, err := h.Index(); err != nil {
+			ixErr = err
+		} else if st, err := catchup.CatchUp(ctx, s, ix); err != nil {
+			ixErr = err
+		} else {
+			indexed = st.Indexed
+			feed = catchup.NewFeeder(ctx, s, ix)
+			opts.Added = feed.Add
+		}
+	}
 	rep, err := ingest.Run(ctx, s, opts)
 	if serr := s.Sync(); err == nil {
 		err = serr
 	}
+	if feed != nil {
+		st, ferr := feed.Close()
+		indexed += st.Indexed
+		ixErr = ferr
+	}
 	if err != nil {
 		return err
 	}
-	indexed := 0
-	if !o.noIndex && rep.Added > 0 {
-		ix, err := h.Index()
-		if err != nil {
-			return err
-		}
-		st, err := catchup.CatchUp(ctx, s, ix)
-		if err != nil {
-			return fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", err)
-		}
-		indexed = st.Indexed
+	if ixErr != nil {
+		return fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", ixErr)
 	}
 	return a.finishIngest(format, o, rep, indexed, w.said)
 }

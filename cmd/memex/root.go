@@ -156,7 +156,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
   echo "decided: keep the retry loop" | memex add --kind note -`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		Version:           readBuildInfo().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -182,7 +182,9 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.evalCommand(),
 		a.versionCommand(),
 		a.doctorCommand(),
+		a.completionCommand(),
 	)
+	a.addCompletions(root)
 	return root
 }
 

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -84,4 +85,29 @@ func TestShownAttrRoundTrip(t *testing.T) {
 	if DecodeShown("garbage\n0:1 x p\n3:2 s p") != nil {
 		t.Error("malformed lines decoded")
 	}
+}
+
+// FuzzShows: arbitrary tools, inputs and bodies never panic, every span is
+// within bounds, and the attribute round trip keeps ranges and sums.
+func FuzzShows(f *testing.F) {
+	f.Add("Read", `{"file_path":"/a.go","offset":3}`, "     3→x\n     4→y\n")
+	f.Add("bash", `bash -lc "sed -n '2,3p' a.go"`, "Process exited with code 0\nOutput:\na\nb\n")
+	f.Add("Grep", `{"path":"/r","output_mode":"content","-n":true}`, "/r/a:1:x\n/r/a:2:y\n9:z\n")
+	f.Fuzz(func(t *testing.T, tool, input, body string) {
+		spans := Shows(tool, input, []byte(body))
+		if len(spans) > maxShownSpans {
+			t.Fatalf("%d spans", len(spans))
+		}
+		for _, s := range spans {
+			if s.From < 1 || s.Count != len(s.Lines) || s.Count == 0 {
+				t.Fatalf("span %+v", s)
+			}
+		}
+		got := DecodeShown(EncodeShown(spans))
+		for i := range got {
+			if i < len(spans) && !strings.ContainsAny(spans[i].Path, "\n") && (got[i].From != spans[i].From || got[i].Sum != spans[i].Sum) {
+				t.Fatalf("round trip %+v -> %+v", spans[i], got[i])
+			}
+		}
+	})
 }

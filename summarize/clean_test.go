@@ -3,7 +3,6 @@ package summarize
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -27,20 +26,7 @@ func TestCleanGolden(t *testing.T) {
 					t.Errorf("control character %q left in %q", c, got)
 				}
 			}
-			golden := strings.TrimSuffix(f, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./summarize -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("cleaned text changed\n got: %q\nwant: %q", got, want)
-			}
+			checkGolden(t, f, got)
 			if again := Clean(got); again != got {
 				t.Errorf("Clean is not idempotent: %q", again)
 			}

@@ -66,21 +66,28 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := Entry(loadSample(t, f)) + "\n"
 			checkLine(t, strings.TrimSuffix(got, "\n"))
-			golden := strings.TrimSuffix(f, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./summarize -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("summary changed\n got: %s want: %s", got, want)
-			}
+			checkGolden(t, f, got)
 		})
+	}
+}
+
+// checkGolden compares got with the .golden file beside sample (a .txt),
+// or writes it there with -update.
+func checkGolden(t *testing.T, sample, got string) {
+	t.Helper()
+	golden := strings.TrimSuffix(sample, ".txt") + ".golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./summarize -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed\n got: %q\nwant: %q", golden, got, want)
 	}
 }
 

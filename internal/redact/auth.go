@@ -73,13 +73,8 @@ func basicAuthAt(b []byte, i int) (match, bool) {
 // dockerAuthAt finds docker's config.json credentials, "auth": "<base64 of
 // user:password>", raw or JSON-escaped, at `"auth`.
 func dockerAuthAt(b []byte, i int) (match, bool) {
-	k := i + len(`"auth`)
-	switch {
-	case k < len(b) && b[k] == '"':
-		k++
-	case k+1 < len(b) && b[k] == '\\' && b[k+1] == '"':
-		k += 2
-	default:
+	k, ok := quote(b, i+len(`"auth`))
+	if !ok {
 		return match{}, false
 	}
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
@@ -92,12 +87,7 @@ func dockerAuthAt(b []byte, i int) (match, bool) {
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
 		k++
 	}
-	switch {
-	case k < len(b) && b[k] == '"':
-		k++
-	case k+1 < len(b) && b[k] == '\\' && b[k+1] == '"':
-		k += 2
-	default:
+	if k, ok = quote(b, k); !ok {
 		return match{}, false
 	}
 	n := run(b, k, &base64Chars, 1024)
@@ -105,6 +95,18 @@ func dockerAuthAt(b []byte, i int) (match, bool) {
 		return match{}, false
 	}
 	return match{start: k, end: k + n, kind: "basic_auth"}, true
+}
+
+// quote returns the index past a double quote, raw or JSON-escaped (\"),
+// at b[k].
+func quote(b []byte, k int) (int, bool) {
+	switch {
+	case k < len(b) && b[k] == '"':
+		return k + 1, true
+	case k+1 < len(b) && b[k] == '\\' && b[k+1] == '"':
+		return k + 2, true
+	}
+	return k, false
 }
 
 // curlUserAt finds the password of curl's -u/--user user:password at "-u "

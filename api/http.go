@@ -172,12 +172,8 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 		if s.opts.MaxBody > 0 {
 			body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
 		}
-		switch v := r.URL.Query().Get("no_redact"); v {
-		case "", "0", "false":
-		case "1", "true":
-			noRedact = true
-		default:
-			s.writeError(w, r, fmt.Errorf("add: no_redact %q: want 1 or 0: %w", v, memex.ErrInvalid))
+		if noRedact, err = boolParam(r, "add", "no_redact"); err != nil {
+			s.writeError(w, r, err)
 			return
 		}
 	}
@@ -256,6 +252,18 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 		return 0, fmt.Errorf("%s %q: want a non-negative integer: %w", name, v, memex.ErrInvalid)
 	}
 	return n, nil
+}
+
+// boolParam reads a query flag: 1 or true, 0, false or absent.
+func boolParam(r *http.Request, op, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "0", "false":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s: %s %q: want 1 or 0: %w", op, name, v, memex.ErrInvalid)
+	}
 }
 
 func wantsJSON(r *http.Request) bool {
@@ -511,18 +519,14 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 			name = n
 		}
 	}
-	withContent := false
-	switch v := r.URL.Query().Get("content"); v {
-	case "", "0", "false":
-	case "1", "true":
-		withContent = true
-	default:
-		s.writeError(w, r, fmt.Errorf("session: content %q: want 1 or 0: %w", v, memex.ErrInvalid))
+	withContent, err := boolParam(r, "session", "content")
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	entries := []EntryJSON{}
 	ref := memex.SessionRef{Session: name, Project: r.URL.Query().Get("project"), Agent: r.URL.Query().Get("agent")}
-	err := s.opts.Store.Session(ctx, ref, func(e memex.Entry) error {
+	err = s.opts.Store.Session(ctx, ref, func(e memex.Entry) error {
 		if !withContent {
 			entries = append(entries, EntryJSON{Entry: e})
 			return nil

@@ -55,10 +55,6 @@ type Maintainer interface {
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Maintainer == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	var req ForgetRequest
 	if err := needJSON(r); err != nil {
 		s.writeError(w, r, err)
@@ -68,33 +64,24 @@ func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.opts.Maintainer.Forget(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	maintain(s, w, r, func(m Maintainer) (ForgetResult, error) { return m.Forget(r.Context(), req) })
 }
 
 func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Maintainer == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
-	res, err := s.opts.Maintainer.Verify(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	maintain(s, w, r, func(m Maintainer) (VerifyResult, error) { return m.Verify(r.Context()) })
 }
 
 func (s *Server) handleReindex(w http.ResponseWriter, r *http.Request) {
+	maintain(s, w, r, func(m Maintainer) (ReindexResult, error) { return m.Reindex(r.Context()) })
+}
+
+// maintain answers with what fn does with the Maintainer (501 without one).
+func maintain[T any](s *Server, w http.ResponseWriter, r *http.Request, fn func(Maintainer) (T, error)) {
 	if s.opts.Maintainer == nil {
 		s.writeError(w, r, errUnavailable)
 		return
 	}
-	res, err := s.opts.Maintainer.Reindex(r.Context())
+	res, err := fn(s.opts.Maintainer)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -15,14 +15,14 @@ import (
 
 func (a *app) evalCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "eval probes|budget|retrieval",
+		Use:   "eval probes|budget|retrieval|experience",
 		Short: "Measure what each context strategy keeps at a token budget",
 		Long: `Derive probes from archived sessions and measure, for each probe and budget, whether
 the evidence it needs survives in the context that truncation, a summary alone, plain
 retrieval and memex (summary + search + deref) assemble; score memex's index on the
 LongMemEval and LoCoMo retrieval benchmarks beside BM25. See docs/eval.md.`,
 	}
-	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand(), a.evalRetrievalCommand())
+	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand(), a.evalRetrievalCommand(), a.evalExperienceCommand())
 	return c
 }
 

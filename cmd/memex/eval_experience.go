@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/memex-archive/memex/eval"
+	"github.com/memex-archive/memex/memory"
+	"github.com/spf13/cobra"
+)
+
+type evalExperienceOptions struct {
+	project              string
+	minSessions, earlier int
+	passes, sessions     int
+	variantPasses        int
+	sample               int
+	seed                 uint64
+	json                 bool
+}
+
+func (a *app) evalExperienceCommand() *cobra.Command {
+	var o evalExperienceOptions
+	c := &cobra.Command{
+		Use:   "experience [--project P] [--sample N] [--seed N] [--json]",
+		Short: "Measure procedures and lessons against the later sessions of each project",
+		Long: `Measure experience memory on the archive (docs/experience.md). Procedures: for every
+project with --min-sessions sessions or more, each session with --earlier sessions before
+it is checked against the procedures learned from those: does the first-ranked (top-1) or
+one of the first three (top-3) test procedures name the invocation and the form of the
+first test run that passed in it? Beside it, the baselines of the most frequent command
+line, invocation and form. Lessons: how many per 100 sessions, by status; the failures of
+later sessions that a lesson of an earlier one foretold (strict: the same command and
+error; loose: the same invocation and error), and how often the earlier lesson's fix
+files are among those the later session edited to fix it; and --sample lessons drawn
+with --seed, with their evidence, for a hand check.`,
+		Example: `  MEMEX_HOME=$(mktemp -d) sh -c 'memex ingest mini-swe-agent corpora/mini-swe-agent && memex eval experience'
+  memex eval experience --project github.com/django/django --json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, err := a.readStore(ctx)
+			if err != nil {
+				return err
+			}
+			rep, err := eval.Experience(ctx, s, eval.ExperienceOptions{Project: o.project, MinSessions: o.minSessions, MinEarlier: o.earlier,
+				Rule: memory.Rule{MinPasses: o.passes, MinSessions: o.sessions, MinVariantPasses: o.variantPasses}, Sample: o.sample, Seed: o.seed})
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(a.stdout, rep)
+			}
+			return writeExperience(a.stdout, rep)
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "measure this project only")
+	f.IntVar(&o.minSessions, "min-sessions", 4, "measure procedures of projects with at least this many sessions")
+	f.IntVar(&o.earlier, "earlier", 3, "score a session when at least this many came before it")
+	f.IntVar(&o.passes, "min-passes", memory.DefaultRule.MinPasses, "rule: passing runs that make a procedure")
+	f.IntVar(&o.sessions, "min-pass-sessions", memory.DefaultRule.MinSessions, "rule: sessions those runs must come from")
+	f.IntVar(&o.variantPasses, "min-variant-passes", memory.DefaultRule.MinVariantPasses, "rule: passing runs that make a variant")
+	f.IntVar(&o.sample, "sample", 20, "lessons to draw for the hand check")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the draw")
+	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	return c
+}
+
+func writeExperience(out io.Writer, rep eval.ExperienceReport) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "procedures (rule: %d passes in %d sessions, variants %d)\n", rep.Rule.MinPasses, rep.Rule.MinSessions, rep.Rule.MinVariantPasses)
+	fmt.Fprintln(w, "project\tsessions\tscored\tcovered\tinvocation top1/top3\tform top1/top3\tfrequent command\tfrequent invocation\tfrequent form")
+	rows := append(append([]eval.ProjectProcedures{}, rep.Procedures...), rep.Total)
+	for _, p := range rows {
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Project, p.Sessions, p.Scored, p.Covered,
+			hits(p.Invocation, p.Scored), hits(p.Form, p.Scored), hits(p.FrequentCommand, p.Scored), hits(p.FrequentInvoc, p.Scored), hits(p.FrequentForm, p.Scored))
+	}
+	l := rep.Lessons
+	fmt.Fprintf(w, "\nlessons\t%d in %d sessions (%.1f per 100): %d fixed, %d abandoned, %d reverted\n", l.Lessons, l.Sessions, l.Per100,
+		l.ByStatus[memory.StatusFixed], l.ByStatus[memory.StatusAbandoned], l.ByStatus[memory.StatusReverted])
+	fmt.Fprintf(w, "recurring failures\t%d loose, %d strict\n", l.Loose, l.Strict)
+	fmt.Fprintf(w, "fix files hit\t%d of %d\n", l.FixHits, l.FixComparable)
+	fmt.Fprintf(w, "instead hit\t%d of %d\n", l.InsteadHits, l.InsteadComparable)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, r := range l.Recurrences {
+		fmt.Fprintf(out, "\nrecurrence %s → %s (strict %v): %s\n  lesson: %s\n  later:  %s\n", r.Earlier, r.Later, r.Strict, r.Command, r.Lesson, r.Outcome)
+	}
+	for i, s := range rep.Sample {
+		fmt.Fprintf(out, "\nsample %d · %s · %s\n  %s\n", i+1, s.Project, s.Session, s.Text)
+		for _, e := range s.Evidence {
+			fmt.Fprintf(out, "    %s\n", e)
+		}
+	}
+	return nil
+}
+
+func hits(h eval.Hits, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d of %d", h.Top1, h.Top3, n)
+}

@@ -29,7 +29,8 @@
 //	                                    ?format=json (or Accept: application/json)
 //	                                    the metadata with "content" (text), or
 //	                                    "content_base64" and no "content" when
-//	                                    the bytes are not valid UTF-8
+//	                                    the bytes are not valid UTF-8 (streamed;
+//	                                    &indent=N indents it by N spaces)
 //	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":""}
 //	                                    -> the deref contract's JSON plus "text"
 //	GET  /v1/search?q=...               limit project session agent kind tool

@@ -373,8 +373,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		// Streamed: memory stays bounded whatever the entry's size.
 		w.Header().Set("Content-Type", "application/json")
+		indent := ""
+		if n, _ := strconv.Atoi(r.URL.Query().Get("indent")); n > 0 && n <= 8 {
+			indent = strings.Repeat(" ", n)
+		}
 		cw := &countingWriter{w: w}
-		err := WriteEntryJSON(cw, e, lines, func() (io.ReadCloser, error) { return s.opts.Store.Lines(ctx, id, from, to) }, "")
+		err := WriteEntryJSON(cw, e, lines, func() (io.ReadCloser, error) { return s.opts.Store.Lines(ctx, id, from, to) }, indent)
 		if err != nil && cw.n == 0 {
 			s.writeError(w, r, err)
 		} else if err != nil {

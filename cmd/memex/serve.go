@@ -628,12 +628,15 @@ func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error
 	if asJSON || budget > 0 {
 		q.Set("format", "json")
 	}
+	if asJSON && budget == 0 {
+		q.Set("indent", "2") // as show --json prints it, streamed by the server
+	}
 	resp, err := r.Do(ctx, "GET", "/v1/entries/"+url.PathEscape(args[0]), q, nil, "")
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if !asJSON && budget == 0 {
+	if budget == 0 {
 		_, err = io.Copy(a.stdout, resp.Body)
 		return err
 	}

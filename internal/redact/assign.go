@@ -255,6 +255,12 @@ func assignedValue(b []byte, s, e int, kind string) (match, bool) {
 			}
 			ve = vs + c
 		}
+		// A value ending in ',' or ';' is code (a JavaScript object
+		// literal, a statement), not a configuration file's value; so is
+		// a dotted name (config.apiKey).
+		if ve > vs && (b[ve-1] == ',' || b[ve-1] == ';') || dottedName(b[vs:ve]) {
+			return match{}, false
+		}
 	case sep == ':' && spaceAfter && !keyQuoted && s > 0 && (b[s-1] == '\'' || b[s-1] == '"'):
 		// A header given to curl or a client: -H 'X-Api-Key: value'.
 		q := b[s-1]
@@ -313,6 +319,26 @@ func codeIdentifier(v []byte) bool {
 	for _, c := range v {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.') {
 			return false
+		}
+	}
+	return true
+}
+
+// dottedName reports a.b or a.b.c made of identifiers: a member access in
+// code, not a literal.
+func dottedName(v []byte) bool {
+	parts := bytes.Split(v, []byte("."))
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) == 0 || p[0] >= '0' && p[0] <= '9' {
+			return false
+		}
+		for _, c := range p {
+			if !alnum[c] && c != '_' {
+				return false
+			}
 		}
 	}
 	return true

@@ -137,6 +137,7 @@ func TestRedact(t *testing.T) {
 		{"leetspeak placeholder", "DB_PASSWORD=s3cr3t\nDB_PASS=p@ssw0rd\n", ""},
 		{"credentials path", "GOOGLE_APPLICATION_CREDENTIALS=/srv/keys/sa.json\nSPEECH_CREDENTIALS = 'acme-prod-4821-0f3e9a7b2c1d.json'\n", ""},
 		{"ini prose", "password = the one you chose at install\n", ""},
+		{"object literal in code", "const client = new Client({\n  apiKey: config.apiKey,\n  token: someVar2,\n});\n    token: tokenValue1;\nsecret_key = settings.SECRET_KEY2\n", ""},
 		{"yaml type", "token: str\npassword: Optional[str] = None\n", ""},
 		{"docker run -u", "docker run -u 1000:1000 img; curl -u user:pass http://x", ""},
 		{"k8s secret placeholder", "kind: Secret\ndata:\n  config: cGFzc3dvcmQ=\n", ""},

@@ -88,6 +88,17 @@
 // Open deletes the chunks of any body still marked, which is all that a
 // crash during a large add can leave behind.
 //
+// # Forgetting
+//
+// Delete removes an entry's keys; the bytes stay on disk until compactions
+// rewrite the files that hold them. Purge makes them unreadable there: it
+// rotates the write-ahead log and flushes the memtable, compacts the key
+// ranges that Delete touched through every level, and waits until Pebble
+// has deleted every table and log that held them. Pebble never recycles a
+// log file of this store (its cleaner is pebble.ArchiveCleaner, whose
+// rename the store's file system turns into a removal), so no old record
+// survives at the end of a reused log.
+//
 // # Readers
 //
 // A store opened with Options.ReadOnly writes nothing: not a log, not a

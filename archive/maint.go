@@ -51,7 +51,30 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("archive: delete %s: %w", id, err)
 	}
+	s.notePurge(r)
 	return nil
+}
+
+// notePurge records the key ranges that deleting entry r touched, for
+// Purge to compact: its record and marker, its session and alias keys,
+// its body's reference, chunks, table and hash key.
+func (s *Store) notePurge(r record) {
+	for _, k := range [][]byte{idKey(prefixMeta, r.ID), idKey(prefixPending, r.ID), refKey(r.Body, r.ID), idKey(prefixTable, r.Body)} {
+		s.purge.addKey(k)
+	}
+	lo := idKey(prefixChunk, r.Body)
+	s.purge.add(lo, prefixEnd(lo))
+	if r.Session != "" {
+		s.purge.addKey(sessionKey(r.SessionRef(), r.ID))
+		s.purge.addKey(nameIDKey(prefixSession, r.Session, r.ID))
+	}
+	for _, a := range r.Aliases {
+		s.purge.addKey(aliasKey(a, r.Project, r.ID))
+		s.purge.addKey(nameIDKey(prefixAlias, a, r.ID))
+	}
+	if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil {
+		s.purge.addKey(hashKey(sum))
+	}
 }
 
 // dropBodyRef adds to b the deletion of entry r's reference to its chunked

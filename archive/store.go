@@ -77,6 +77,10 @@ type Store struct {
 	// free reports the bytes available on the store's disk (a field so
 	// that tests can simulate a full disk).
 	free func() (uint64, error)
+	// fs is the file system of a writable store (see Purge).
+	fs *shredFS
+	// purge collects the key ranges of deleted entries for Purge.
+	purge purgeSet
 	// mu is held shared by Add from the dedup look-up to the commit, and
 	// exclusively by Delete, so a body is never dropped while an add that
 	// found it by hash is about to reference it.
@@ -125,10 +129,14 @@ func Open(dir string, opts *Options) (*Store, error) {
 	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings {
 		return pebble.UniformDBCompressionSettings(block.ZstdCompression)
 	})
+	var fs vfs.FS = vfs.Default
 	if o.InMemory {
-		po.FS = vfs.NewMem()
+		fs = vfs.NewMem()
 		dir = ""
 	}
+	// Writable, obsolete files are deleted, never recycled (see Purge).
+	shred := newShredFS(fs)
+	po.FS, po.Cleaner = shred, pebble.ArchiveCleaner{}
 	if o.ReadOnly && !o.InMemory {
 		if ok, err := Exists(dir); err != nil {
 			return nil, fmt.Errorf("archive: open %s: %w", dir, err)
@@ -141,7 +149,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir}
+	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir, fs: shred}
 	s.free = cachedFree(func() (uint64, error) { return diskFree(dir) }, uint64(max(o.MinFree, 0))+1<<30)
 	if o.NoSync {
 		s.wo = pebble.NoSync

@@ -749,6 +749,93 @@ func (ix *Index) merge(ctx context.Context) error {
 	return nil
 }
 
+// PurgeWait bounds how long Purge waits for bleve to delete the segment
+// files that held deleted entries (a search in progress keeps them).
+const PurgeWait = 30 * time.Second
+
+// Purge makes the entries deleted from the index unreadable on disk.
+// Delete only marks a document deleted in its segment, whose file keeps
+// its terms; Purge merges the index into one segment without them (as
+// Compact does) and waits until bleve has removed the files of the
+// segments merged away. It fails when they are still there after
+// PurgeWait.
+func (ix *Index) Purge(ctx context.Context) error {
+	if ix.opts.InMemory {
+		return nil
+	}
+	// A merge rewrites the segments it merges without their deleted
+	// documents, but an index of one segment is not merged at all: index
+	// a document of nothing first, so that there are always two.
+	if err := ix.placeholder(false); err != nil {
+		return fmt.Errorf("index: purge: %w", err)
+	}
+	if err := ix.Compact(ctx); err != nil {
+		return fmt.Errorf("index: purge: %w", err)
+	}
+	if err := ix.placeholder(true); err != nil {
+		return fmt.Errorf("index: purge: %w", err)
+	}
+	deadline := time.Now().Add(PurgeWait)
+	for {
+		left, err := ix.staleSegments()
+		if err != nil {
+			return fmt.Errorf("index: purge: %w", err)
+		}
+		if left == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("index: purge: %d segment files merged away are still on disk after %s (a search in progress holds them)", left, PurgeWait)
+		}
+		// bleve removes them in its persister's next idle moment and
+		// says so to no one: look again shortly.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// placeholderID is the document that Purge indexes, and deletes after.
+const placeholderID = "memex.purge"
+
+// placeholder indexes (or deletes) a document with no field.
+func (ix *Index) placeholder(remove bool) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if err := ix.writable("purge"); err != nil {
+		return err
+	}
+	b := ix.bi.NewBatch()
+	if remove {
+		b.Delete(placeholderID)
+	} else if err := b.IndexAdvanced(bdoc.NewDocument(placeholderID)); err != nil {
+		return err
+	}
+	return ix.bi.Batch(b)
+}
+
+// staleSegments counts the segment files on disk beyond those of the
+// index's current snapshot.
+func (ix *Index) staleSegments() (int, error) {
+	files, err := filepath.Glob(filepath.Join(ix.dir, "store", "*.zap"))
+	if err != nil {
+		return 0, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return 0, fmt.Errorf("closed: %w", memex.ErrInvalid)
+	}
+	m, ok := ix.bi.StatsMap()["index"].(map[string]interface{})
+	if !ok {
+		return 0, fmt.Errorf("no index statistics")
+	}
+	live, _ := m["num_root_filesegments"].(uint64)
+	return max(len(files)-int(live), 0), nil
+}
+
 // Drop removes an index directory whatever its schema (for a rebuild when
 // Open refuses the old one).
 func Drop(dir string) error {

@@ -29,7 +29,16 @@ func (a *app) forgetCommand() *cobra.Command {
 		Short: "Remove entries from the archive and the index for good",
 		Long: `Remove entries from the archive and from the search index: their content can no
 longer be found or shown. Takes IDs or aliases, or every entry of a session or a
-project. Asks for confirmation on a terminal; elsewhere --yes is required.`,
+project. Asks for confirmation on a terminal; elsewhere --yes is required.
+
+What it guarantees: when forget returns without error, no file under $MEMEX_HOME holds
+the forgotten entries' content or metadata (the store's tables and write-ahead log
+are rewritten or deleted, and the index's segments are rewritten without them), and
+none does after the store is opened again. Not covered: other entries with the same
+content (forget them too), copies outside $MEMEX_HOME (the transcripts an entry was
+imported from, backups), anything the spool holds that was never archived (memex
+verify lists it), and the blocks of deleted files on the disk itself (use disk
+encryption for that). If forget is interrupted, run it again on what is left.`,
 		Example: `  memex forget 01JD8X3N6Q4W0G2Y7T5R9KZC1M
   memex forget --session 4e27c414-a885-46a0-b5c8-d58e1417377d --yes`,
 		RunE: func(c *cobra.Command, args []string) error {

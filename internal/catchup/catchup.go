@@ -60,6 +60,8 @@ type Store interface {
 type Deleter interface {
 	// Delete removes an entry, or fails with memex.ErrNotFound.
 	Delete(ctx context.Context, id memex.ID) error
+	// Purge makes what Delete removed unreadable on disk.
+	Purge(ctx context.Context) error
 }
 
 // Stats counts what a catch-up or reindex did.
@@ -288,11 +290,14 @@ func finishRebuild(ctx context.Context, s Store, ix *index.Index, progress func(
 	return st, nil
 }
 
-// Forget deletes entries from the archive, then from the index. An ID the
-// archive does not know is still removed from the index, and reported as
-// memex.ErrNotFound after the others are done. A crash between the two
-// deletes leaves an index row whose content is gone; search drops such
-// rows when it meets them, and Reindex never recreates them.
+// Forget deletes entries from the archive, then from the index, then
+// purges both (archive.Store.Purge, index.Index.Purge): when it returns
+// without error, no file of the store or the index holds what they held.
+// An ID the archive does not know is still removed from the index, and
+// reported as memex.ErrNotFound after the others are done. A crash between
+// the two deletes leaves an index row whose content is gone; search drops
+// such rows when it meets them, and Reindex never recreates them. A crash
+// before the purge leaves the bytes on disk until compactions rewrite them.
 func Forget(ctx context.Context, s Deleter, ix *index.Index, ids ...memex.ID) error {
 	var missing []memex.ID
 	for _, id := range ids {
@@ -304,6 +309,12 @@ func Forget(ctx context.Context, s Deleter, ix *index.Index, ids ...memex.ID) er
 		}
 	}
 	if err := ix.Delete(ctx, ids...); err != nil {
+		return fmt.Errorf("catchup: forget: %w", err)
+	}
+	if err := s.Purge(ctx); err != nil {
+		return fmt.Errorf("catchup: forget: %w", err)
+	}
+	if err := ix.Purge(ctx); err != nil {
 		return fmt.Errorf("catchup: forget: %w", err)
 	}
 	if len(missing) > 0 {

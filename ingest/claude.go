@@ -444,7 +444,7 @@ func subagentID(tur json.RawMessage) string {
 }
 
 func readSubagentMeta(p string, into map[string]string) {
-	b, err := os.ReadFile(p)
+	b, err := readRegular(p)
 	if err != nil {
 		return
 	}
@@ -494,7 +494,7 @@ func readSpilled(dir, toolUseID, preview string) (string, string, bool) {
 		}
 	}
 	for _, c := range candidates {
-		if b, err := os.ReadFile(c); err == nil {
+		if b, err := readRegular(c); err == nil {
 			return string(b), c, true
 		}
 	}

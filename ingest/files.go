@@ -22,13 +22,13 @@ const maxDecompressed = 4 << 30
 
 func readFile(p string) ([]byte, error) {
 	if !strings.HasSuffix(p, ".zst") {
-		b, err := os.ReadFile(p)
+		b, err := readRegular(p)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: read: %w", err)
 		}
 		return b, nil
 	}
-	f, err := os.Open(p)
+	f, _, err := openRegular(p)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: read: %w", err)
 	}
@@ -39,7 +39,7 @@ func readFile(p string) ([]byte, error) {
 // readResume reads the first min(headLen, resume) bytes of p and
 // everything from resume on.
 func readResume(p string, resume int64) (head, tail []byte, err error) {
-	f, err := os.Open(p)
+	f, fi, err := openRegular(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ingest: read: %w", err)
 	}
@@ -51,7 +51,7 @@ func readResume(p string, resume int64) (head, tail []byte, err error) {
 	if _, err := f.Seek(resume, io.SeekStart); err != nil {
 		return nil, nil, fmt.Errorf("ingest: read: %w", err)
 	}
-	tail, err = io.ReadAll(f)
+	tail, err = readAllLimited(f, nil, max(fi.Size()-resume, 0))
 	if err != nil {
 		return nil, nil, fmt.Errorf("ingest: read: %w", err)
 	}
@@ -157,6 +157,10 @@ func discover(f Format, paths []string, named bool) ([]target, []string) {
 			}
 			continue
 		}
+		if !fi.IsDir() && !fi.Mode().IsRegular() {
+			errs = append(errs, fmt.Sprintf("%s: %v", p, errNotRegular))
+			continue
+		}
 		if !fi.IsDir() {
 			ff := f
 			if ff == Auto {
@@ -252,6 +256,9 @@ func walk(f Format, dir string) (out []target, near int) {
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil // a device, FIFO or socket: nothing to read
 		}
 		ff := formatByName(f, p)
 		if ff == "" {
@@ -413,7 +420,7 @@ var claudeTypes = map[string]bool{
 
 // firstLine reads the first line of p (decompressing .zst), at most 1 MiB.
 func firstLine(p string) []byte {
-	f, err := os.Open(p)
+	f, _, err := openRegular(p)
 	if err != nil {
 		return nil
 	}
@@ -434,7 +441,7 @@ func firstLine(p string) []byte {
 
 // head reads at most n bytes from the start of p.
 func head(p string, n int) []byte {
-	f, err := os.Open(p)
+	f, _, err := openRegular(p)
 	if err != nil {
 		return nil
 	}

@@ -674,6 +674,9 @@ func statTarget(p string, f Format) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
+	if !fi.Mode().IsRegular() && !(f == OpenCode && fi.IsDir()) {
+		return target{}, errNotRegular
+	}
 	return target{path: p, format: f, size: fi.Size(), mtime: fi.ModTime()}, nil
 }
 

@@ -278,7 +278,12 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		return r.PostJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
-		_, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+		rep, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+		if err == nil && len(rep.FileErrors) > 0 {
+			// The transcript could not be read (missing, a device or a
+			// FIFO): say so, for the log and memex doctor.
+			err = errors.New(rep.FileErrors[0])
+		}
 		return err
 	})
 	if errors.Is(err, memex.ErrBusy) {

@@ -116,11 +116,6 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	// most a suffix of the run, progress records included, and the next
 	// run reads that part again.
 	a.bulk = true
-	h, err := a.open(ctx, home.Options{})
-	if err != nil {
-		return err
-	}
-	s := h.Store
 	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full, Max: o.max}
 	if (o.since != "" || o.max != 0) && format != ingest.Git {
 		return usagef("--since and --max apply to ingest git only")
@@ -135,6 +130,11 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		}
 		opts.Since = t
 	}
+	h, err := a.open(ctx, home.Options{})
+	if err != nil {
+		return err
+	}
+	s := h.Store
 	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
 	if !o.quiet {
 		opts.Warn = w.warn

@@ -150,8 +150,12 @@ type Report struct {
 	Redacted int            `json:"redacted"` // secrets replaced
 	// RedactedKinds counts the replacements by kind.
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
-	Bytes         int64          `json:"bytes"`      // bytes of transcript read
-	BodyBytes     int64          `json:"body_bytes"` // bytes of entry bodies added
+	// InvalidUTF8 counts the byte sequences of the files read that are not
+	// valid UTF-8: JSON strings holding them are archived with U+FFFD in
+	// their place (each file's first such line is warned about).
+	InvalidUTF8 int   `json:"invalid_utf8,omitempty"`
+	Bytes       int64 `json:"bytes"`      // bytes of transcript read
+	BodyBytes   int64 `json:"body_bytes"` // bytes of entry bodies added
 	// Commits counts the commits of git histories read.
 	Commits int `json:"commits,omitempty"`
 	// FileErrors has one line per path that yielded nothing to read: a
@@ -509,6 +513,11 @@ func (r *runner) file(ctx context.Context, t target) error {
 		r.rep.Bytes += t.size
 	}
 	r.rep.Files++
+	if n, line := InvalidUTF8(src.data); n > 0 {
+		r.rep.InvalidUTF8 += n
+		src.warnf(src.line+line-1, "%s not valid UTF-8 (from here on): the JSON decoder reads each as U+FFFD, so the archived text differs from the file's bytes there",
+			plural(n, "byte sequence"))
+	}
 	skipped, unknown := r.rep.SkippedTotal(), total(r.rep.Unknown)
 	parse := parserFor(t.format)
 	if err := parse(ctx, src); err != nil {
@@ -686,6 +695,9 @@ func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d files (%d unchanged), %d sessions, %d entries added, %d already present, %d bytes read, %d secrets redacted",
 		r.Files, r.Unchanged, r.Sessions, r.Added, r.Present, r.Bytes, r.Redacted)
+	if r.InvalidUTF8 > 0 {
+		fmt.Fprintf(&b, ", %d invalid UTF-8 sequences replaced", r.InvalidUTF8)
+	}
 	for _, part := range []struct {
 		name string
 		m    map[string]int

@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"syscall"
+	"unicode/utf8"
 )
 
 // errNotRegular is a path that names no regular file: a device such as
@@ -56,4 +58,25 @@ type bytesWriter struct{ b []byte }
 func (w *bytesWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
+}
+
+// InvalidUTF8 counts the byte sequences of b that are not valid UTF-8,
+// and the 1-based line of the first one (0 when there is none). JSON
+// decoding replaces each with U+FFFD without a word: callers count and
+// report them.
+func InvalidUTF8(b []byte) (n, line int) {
+	if utf8.Valid(b) {
+		return 0, 0
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			if n == 0 {
+				line = bytes.Count(b[:i], []byte("\n")) + 1
+			}
+			n++
+		}
+		i += size
+	}
+	return n, line
 }

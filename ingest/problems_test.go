@@ -216,3 +216,19 @@ func TestJSONLProblemsSayWhatIsWrong(t *testing.T) {
 		t.Errorf(`content "": %+v %q`, e, body)
 	}
 }
+
+// TestInvalidUTF8IsReported: bytes of a transcript that are not UTF-8
+// (which the JSON decoder turns into U+FFFD) are counted in the report and
+// warned about with the line of the first, not replaced without a word.
+func TestInvalidUTF8IsReported(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte("{\"content\":\"fine\"}\n{\"content\":\"caf\xe9 \xff\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: JSONL, Paths: []string{p}})
+	if rep.InvalidUTF8 != 2 || rep.Added != 2 || len(warns) != 1 || !strings.Contains(warns[0], "s.jsonl:2: 2 byte sequences not valid UTF-8") ||
+		!strings.Contains(rep.String(), "2 invalid UTF-8 sequences replaced") {
+		t.Fatalf("report %+v, warnings %q", rep, warns)
+	}
+}

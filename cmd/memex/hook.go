@@ -81,6 +81,9 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	if in.Event != "" {
 		event = in.Event
 	}
+	if in.InvalidUTF8 > 0 {
+		fmt.Fprintf(a.stderr, "memex hook: the host's JSON holds %d byte sequence(s) that are not valid UTF-8; they are archived as U+FFFD (attrs.invalid_utf8 counts them)\n", in.InvalidUTF8)
+	}
 	if strings.EqualFold(event, "notify") {
 		err := a.codexNotify(ctx, in.Raw)
 		if err != nil {

@@ -271,6 +271,9 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 	fmt.Fprintf(w, "bytes read\t%s\n", human(rep.Bytes))
 	fmt.Fprintf(w, "secrets redacted\t%d%s\n", rep.Redacted, countsSuffix(rep.RedactedKinds))
 	fmt.Fprintf(w, "lines skipped\t%d%s\n", rep.SkippedTotal(), countsSuffix(rep.Skipped))
+	if rep.InvalidUTF8 > 0 {
+		fmt.Fprintf(w, "invalid UTF-8\t%d byte sequences, archived as U+FFFD\n", rep.InvalidUTF8)
+	}
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "unknown records\t%s\n", strings.TrimPrefix(countsSuffix(rep.Unknown), " "))
 	}

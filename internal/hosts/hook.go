@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ type HookInput struct {
 
 	// Raw is the whole input as read.
 	Raw []byte `json:"-"`
+	// InvalidUTF8 counts the byte sequences of Raw that are not valid
+	// UTF-8: the JSON decoder reads each as U+FFFD.
+	InvalidUTF8 int `json:"-"`
 }
 
 // ReadHook reads and decodes a hook's input (at most MaxHookInput bytes).
@@ -68,6 +72,7 @@ func ReadHook(r io.Reader) (HookInput, error) {
 		return in, fmt.Errorf("input is not the host's JSON: %v", err)
 	}
 	in.Raw = raw
+	in.InvalidUTF8, _ = ingest.InvalidUTF8(raw)
 	return in, nil
 }
 
@@ -114,6 +119,11 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	}
 	if in.AgentID != "" {
 		e.Attrs["subagent"] = in.AgentID
+	}
+	if in.InvalidUTF8 > 0 {
+		// The host's JSON was not valid UTF-8: what is archived has
+		// U+FFFD where those bytes were. The entry says how many.
+		e.Attrs["invalid_utf8"] = strconv.Itoa(in.InvalidUTF8)
 	}
 	var body []byte
 	switch {
@@ -180,11 +190,53 @@ func toolBody(resp json.RawMessage) []byte {
 	if json.Unmarshal(resp, &read) == nil && read.File != nil && read.File.Content != nil {
 		return []byte(*read.File.Content)
 	}
+	// Indented for reading, unless indenting would make it much larger
+	// than what the tool returned (deep nesting indents each level again:
+	// 9,000 nested arrays would become 162 MB); then as it came.
+	if indentedSize(resp) > maxIndented(len(resp)) {
+		return resp
+	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, resp, "", "  ") != nil {
 		return resp
 	}
 	return buf.Bytes()
+}
+
+// maxIndented bounds what indenting n bytes of JSON may make of them.
+func maxIndented(n int) int { return 2*n + 64<<10 }
+
+// indentedSize is the size json.Indent with a two-space indent gives b
+// (an upper bound: an empty object or array stays on one line).
+func indentedSize(b []byte) int {
+	size, depth, inString := len(b), 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			size += 1 + 2*depth
+		case '}', ']':
+			depth--
+			size += 1 + 2*max(depth, 0)
+		case ',':
+			size += 1 + 2*depth
+		case ':':
+			size++
+		}
+	}
+	return size
 }
 
 // ContextOutput is what a SessionStart hook prints to inject text into the

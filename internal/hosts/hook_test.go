@@ -1,7 +1,9 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/memex-archive/memex"
@@ -31,5 +33,42 @@ func FuzzHookInput(f *testing.F) {
 		if json.Unmarshal(in.ToolResponse, &s) == nil && string(body) != s {
 			t.Fatalf("string response %q archived as %q", s, body)
 		}
+		if len(body) > maxIndented(len(in.ToolResponse)) {
+			t.Fatalf("a %d-byte response became a %d-byte body", len(in.ToolResponse), len(body))
+		}
 	})
+}
+
+// TestDeepResponseIsNotBlownUp: a response nested 9,000 arrays deep is
+// archived within a bound of its own size (indenting it would make 162 MB
+// of it), and a plain object is still indented for reading.
+func TestDeepResponseIsNotBlownUp(t *testing.T) {
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	in := HookInput{ToolName: "mcp__x__y", ToolUseID: "toolu_deep", ToolResponse: json.RawMessage(deep)}
+	_, body := ToolEntry("claude-code", in)
+	if len(body) > maxIndented(len(deep)) || string(body) != deep {
+		t.Fatalf("a %d-byte response became a %d-byte body", len(deep), len(body))
+	}
+	_, body = ToolEntry("claude-code", HookInput{ToolResponse: json.RawMessage(`{"a":[1,2],"b":{"c":"x"}}`)})
+	want := "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {\n    \"c\": \"x\"\n  }\n}"
+	if string(body) != want {
+		t.Fatalf("object archived as %q", body)
+	}
+	if got := indentedSize([]byte(`{"a":[1,2],"b":{"c":"x"}}`)); got < len(want) {
+		t.Fatalf("indentedSize %d under the real %d", got, len(want))
+	}
+}
+
+// TestInvalidUTF8IsCounted: bytes of the host's JSON that are not UTF-8
+// are counted on the entry rather than replaced without a word.
+func TestInvalidUTF8IsCounted(t *testing.T) {
+	raw := []byte("{\"tool_name\":\"Bash\",\"tool_use_id\":\"toolu_u\",\"tool_response\":{\"stdout\":\"caf\xe9 \xff\",\"stderr\":\"\"}}")
+	in, err := ReadHook(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, body := ToolEntry("claude-code", in)
+	if e.Attrs["invalid_utf8"] != "2" || string(body) != "caf\uFFFD \uFFFD" {
+		t.Fatalf("attrs %v body %q", e.Attrs, body)
+	}
 }

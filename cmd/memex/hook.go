@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -124,6 +125,9 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 	e, body := hosts.ToolEntry(host, in)
 	ingest.RecordShown(&e, in.Cwd, body)
 	if _, r, ok := a.runningServer(ctx); ok {
+		if key := hosts.Key(e); key != "" && archivedRemote(ctx, r, key) {
+			return nil // a transcript import got there first, as addOnce finds locally
+		}
 		// The server redacts (and counts) what it stores.
 		if _, err := r.add(ctx, e, bytes.NewReader(body), false); err == nil {
 			return nil
@@ -152,6 +156,19 @@ func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) 
 	}
 	_, err := s.Add(ctx, e, bytes.NewReader(body))
 	return err
+}
+
+// archivedRemote reports whether the running server holds an entry under
+// key. Any answer but the entry's is taken for no: better a call archived
+// twice than lost.
+func archivedRemote(ctx context.Context, r *remote, key string) bool {
+	// One line of it says it is there without sending a large body.
+	resp, err := r.Do(ctx, "GET", "/v1/entries/"+url.PathEscape(key), url.Values{"lines": {"1:1"}}, nil, "")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
 }
 
 // unanswered reports an error of transport (the server went away), as

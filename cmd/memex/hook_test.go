@@ -376,3 +376,38 @@ func TestCodexHookAndImportArchiveACallOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestHookAfterImportThroughServer: with memex serve running, a
+// PostToolUse that arrives after the transcript import has archived the
+// call (a background hook, or Codex's Stop coming first) does not archive
+// it again.
+func TestHookAfterImportThroughServer(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	startServe(t, home)
+	const thread = "019e9625-802f-7e91-840a-cfe88d14117c"
+	rollout := filepath.Join(cwd, "rollout-2026-06-05T04-58-20-"+thread+".jsonl")
+	writeFile(t, rollout, codexRollout(thread, cwd, "call_s1", "go test ./...", "Exit code: 0\nOutput:\nok\n"))
+	stop, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": thread, "cwd": cwd, "transcript_path": rollout})
+	if r := run(t, home, stop, "hook", "codex", "Stop"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("Stop: %+v", r)
+	}
+	post, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": thread, "cwd": cwd, "tool_name": "Bash",
+		"tool_use_id": "call_s1", "tool_input": map[string]string{"command": "go test ./..."}, "tool_response": "ok\n"})
+	if r := run(t, home, post, "hook", "codex", "PostToolUse"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+	r := run(t, home, nil, "context", "--session", thread, "--json")
+	var res struct{ Entries []struct{ Kind string } }
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err, r.stderr)
+	}
+	tools := 0
+	for _, e := range res.Entries {
+		if e.Kind == "tool" {
+			tools++
+		}
+	}
+	if tools != 1 {
+		t.Fatalf("%d tool entries for one call", tools)
+	}
+}

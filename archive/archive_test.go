@@ -287,6 +287,9 @@ func TestSessionOrderAndTimeScan(t *testing.T) {
 	if err != nil || len(ss) != 2 || ss[1].Session != "sess" || ss[1].Entries != 5 {
 		t.Fatalf("sessions %+v %v", ss, err)
 	}
+	if ss[1].First != want[0] || ss[1].Last != want[4] {
+		t.Fatalf("session bounds %v..%v, want %v..%v", ss[1].First, ss[1].Last, want[0], want[4])
+	}
 }
 
 func TestReopenKeepsEverything(t *testing.T) {

@@ -597,35 +597,51 @@ func (s *Store) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entr
 	})
 }
 
-// SessionInfo sums up one session.
+// SessionInfo sums up one session. First and Last are the IDs of its
+// oldest and newest entries: an ID's time is its entry's creation time, so
+// they bound the session in time without reading an entry.
 type SessionInfo struct {
 	memex.SessionRef
-	Entries int
+	Entries     int
+	First, Last memex.ID
 }
 
 // Sessions lists every session (one per name, project and agent) with its
-// entry count, sorted by name, then project, then agent. It reads the
-// session keys, not the entries (but for sessions written by a version 2
-// store, whose keys do not say their project and agent).
+// entry count and first and last IDs, sorted by name, then project, then
+// agent. It reads the session keys, not the entries (but for sessions
+// written by a version 2 store, whose keys do not say their project and
+// agent).
 func (s *Store) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	counts := map[memex.SessionRef]int{}
+	by := map[memex.SessionRef]*SessionInfo{}
 	err := s.scanPrefix(ctx, []byte{prefixSession}, func(k, _ []byte) error {
 		name, rest, ok := keyName(k)
 		if !ok {
 			return nil
 		}
-		full, _, ok, err := s.sessionOf(name, rest)
-		if ok {
-			counts[full]++
+		full, id, ok, err := s.sessionOf(name, rest)
+		if !ok {
+			return err
+		}
+		si := by[full]
+		if si == nil {
+			si = &SessionInfo{SessionRef: full, First: id, Last: id}
+			by[full] = si
+		}
+		si.Entries++
+		if id.Compare(si.First) < 0 {
+			si.First = id
+		}
+		if id.Compare(si.Last) > 0 {
+			si.Last = id
 		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive: sessions: %w", err)
 	}
-	out := make([]SessionInfo, 0, len(counts))
-	for r, c := range counts {
-		out = append(out, SessionInfo{SessionRef: r, Entries: c})
+	out := make([]SessionInfo, 0, len(by))
+	for _, si := range by {
+		out = append(out, *si)
 	}
 	slices.SortFunc(out, func(a, b SessionInfo) int { return compareRefs(a.SessionRef, b.SessionRef) })
 	return out, nil

@@ -159,6 +159,11 @@ type Options struct {
 	// Memory serves GET /v1/handoff, GET /v1/stale and memex_handoff;
 	// nil answers 501.
 	Memory Memory
+	// Viewer, when set, answers every path but /healthz, /v1 and /mcp
+	// (the web viewer, package api/web), behind the same guard and token;
+	// a browser may carry the token as a cookie there (viewer.go). Nil
+	// answers those paths 404.
+	Viewer http.Handler
 	// Checkout, when set, gives the working tree that memex_read checks
 	// the file lines of entries against (see deref.Checkout); called once
 	// per request.
@@ -261,7 +266,7 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the HTTP handler: /healthz, /v1 and /mcp.
+// Handler returns the HTTP handler: /healthz, /v1, /mcp and the viewer.
 func (s *Server) Handler() http.Handler { return s.http }
 
 func (s *Server) checkout() *deref.Checkout {

@@ -69,6 +69,11 @@
 //	                                    verify and reindex go through these
 //	                                    while memex serve owns the store
 //	     /mcp                           MCP, streamable HTTP
+//	GET  /...                           the web viewer (Options.Viewer, package
+//	                                    api/web): every other path; with a token,
+//	                                    a browser signs in once (POST /_login, or
+//	                                    a link with ?token=) and carries a cookie
+//	                                    that opens the viewer only (viewer.go)
 //
 // Every route refuses a Host that is not loopback or in Options.Hosts
 // (DNS rebinding) and a foreign Origin with 403 "forbidden"; JSON routes

@@ -57,6 +57,14 @@ func (s *Server) routes() http.Handler {
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())
 	})
+	if s.opts.Viewer != nil {
+		r.Post(LoginPath, s.handleLogin)
+		r.Group(func(r chi.Router) {
+			r.Use(s.viewerAuth)
+			r.Handle("/", s.opts.Viewer)
+			r.Handle("/*", s.opts.Viewer)
+		})
+	}
 	return r
 }
 

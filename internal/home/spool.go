@@ -74,11 +74,46 @@ func spoolAs(dir, name string, item SpoolItem) (string, error) {
 		return "", err
 	}
 	tmp := filepath.Join(sp, "."+name)
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	if err := writeSynced(tmp, b); err != nil {
+		os.Remove(tmp)
 		return "", err
 	}
 	p := filepath.Join(sp, name)
-	return p, os.Rename(tmp, p)
+	if err := os.Rename(tmp, p); err != nil {
+		return "", err
+	}
+	// A spooled item is acknowledged work, as durable as an add: its name
+	// too must survive a crash.
+	return p, syncDir(sp)
+}
+
+// writeSynced writes b to a new file at p, 0600, and syncs it.
+func writeSynced(p string, b []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir syncs a directory, so that the names created in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // NewRunOutput creates the file a memex run spools its output to, 0600;

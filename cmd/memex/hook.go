@@ -29,9 +29,15 @@ import (
 // next hook or server that holds the store.
 
 const (
-	// hookLockWait is how long a capture hook waits for the store before
-	// spooling.
+	// hookLockWait is how long a hook that imports a transcript waits for
+	// the store before spooling the import.
 	hookLockWait = 300 * time.Millisecond
+	// hookAddWait is how long a PostToolUse waits for the store: not at
+	// all. When another process holds it the call is spooled (a synced
+	// file: as durable as an add) and archived by the next process that
+	// takes the store, so that concurrent hooks never queue behind the
+	// lock one at a time (docs/performance.md, Hooks).
+	hookAddWait = -1
 	// contextBudget is the token budget of an injected IndexedSummary; a
 	// summary line runs about four characters a token, and the text is
 	// cut to the host's cap (hosts.ContextChars) whatever the ratio.
@@ -138,7 +144,7 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}
 	e, body = redactBytes(e, body)
-	err := a.withHookStore(ctx, hookLockWait, func(s *archive.Store) error { return addOnce(ctx, s, e, body) })
+	err := a.withHookStore(ctx, hookAddWait, func(s *archive.Store) error { return addOnce(ctx, s, e, body) })
 	if errors.Is(err, memex.ErrBusy) {
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}

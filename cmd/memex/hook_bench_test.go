@@ -1,0 +1,128 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hookPayload is a Claude Code PostToolUse of a Bash call whose output is
+// about 1 KB.
+func hookPayload(cwd string, i int) []byte {
+	out := strings.Repeat(fmt.Sprintf("ok   example.com/pkg/mod%03d  0.%03ds  (call %d)\n", i%100, i%1000, i), 30)[:1000]
+	b, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": "bench-hooks", "cwd": cwd,
+		"tool_name": "Bash", "tool_input": map[string]string{"command": fmt.Sprintf("go test ./pkg/%d/...", i)},
+		"tool_use_id":   fmt.Sprintf("toolu_bench_%06d", i),
+		"tool_response": map[string]any{"stdout": out, "stderr": "", "interrupted": false}})
+	return b
+}
+
+func hookProcess(b *testing.B, home string, payload []byte) time.Duration {
+	d, _ := hookProcessCPU(b, home, payload)
+	return d
+}
+
+// hookProcessCPU runs one hook process and returns its wall and CPU time.
+func hookProcessCPU(b *testing.B, home string, payload []byte) (time.Duration, time.Duration) {
+	cmd := exec.Command(memexBin, "--home", home, "hook", "claude-code", "PostToolUse")
+	cmd.Stdin = bytes.NewReader(payload)
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		b.Errorf("hook: %v %s", err, out)
+		return time.Since(t0), 0
+	}
+	return time.Since(t0), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// countEntries archives what is spooled (a writable open drains the
+// spool) and returns the number of entries in home's store.
+func countEntries(b *testing.B, home string) int {
+	out, err := exec.Command(memexBin, "--home", home, "reindex", "--json").CombinedOutput()
+	if err != nil {
+		b.Fatalf("reindex: %v %s", err, out)
+	}
+	var st struct {
+		Indexed int `json:"indexed"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		b.Fatalf("reindex: %v %s", err, out)
+	}
+	return st.Indexed
+}
+
+func percentileOf(lat []time.Duration, p float64) time.Duration {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return lat[min(len(lat)-1, int(float64(len(lat))*p))]
+}
+
+// BenchmarkHookCLI times one `memex hook claude-code PostToolUse` process
+// of a 1 KB output at a time, into a store of 1,000 entries, beside `memex
+// --version` (process start and exit alone).
+func BenchmarkHookCLI(b *testing.B) {
+	home := b.TempDir()
+	for i := 0; i < 1000; i++ {
+		hookProcess(b, home, hookPayload(home, i))
+	}
+	var hook, start []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hook = append(hook, hookProcess(b, home, hookPayload(home, 1000+i)))
+		t0 := time.Now()
+		if out, err := exec.Command(memexBin, "--version").CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		start = append(start, time.Since(t0))
+	}
+	b.StopTimer()
+	fmt.Printf("\nhook p50 %v p99 %v; memex --version p50 %v\n", percentileOf(hook, 0.5), percentileOf(hook, 0.99), percentileOf(start, 0.5))
+	b.ReportMetric(float64(percentileOf(hook, 0.5).Microseconds())/1000, "hook-p50-ms")
+	b.ReportMetric(float64(percentileOf(start, 0.5).Microseconds())/1000, "start-p50-ms")
+}
+
+// BenchmarkConcurrentHooks starts 100 PostToolUse hook processes at once
+// (no server), each with its own 1 KB output, and times until the last one
+// exits: an exited hook has acknowledged its entry (archived or spooled).
+// Then it checks that none is lost: all 100 are in the store once what
+// was spooled is drained.
+func BenchmarkConcurrentHooks(b *testing.B) {
+	const hooks = 100
+	for i := 0; i < b.N; i++ {
+		home := b.TempDir()
+		var wg sync.WaitGroup
+		lat, cpu := make([]time.Duration, hooks), make([]time.Duration, hooks)
+		t0 := time.Now()
+		for h := 0; h < hooks; h++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lat[h], cpu[h] = hookProcessCPU(b, home, hookPayload(home, h))
+			}()
+		}
+		wg.Wait()
+		took := time.Since(t0)
+		var cpuSum time.Duration
+		for _, c := range cpu {
+			cpuSum += c
+		}
+		load, _ := os.ReadFile("/proc/loadavg")
+		spooled, _ := os.ReadDir(home + "/spool")
+		n := countEntries(b, home)
+		fmt.Printf("\n%d concurrent hooks: all acknowledged in %v (%.0f entries/s), p50 %v, p99 %v, %.2f CPU-s in all (%.1f ms each); %d spool files left; %d entries after the drain; load %s",
+			hooks, took.Round(time.Millisecond), hooks/took.Seconds(), percentileOf(lat, 0.5).Round(time.Millisecond),
+			percentileOf(lat, 0.99).Round(time.Millisecond), cpuSum.Seconds(), cpuSum.Seconds()*1000/hooks, len(spooled), n, load)
+		if n != hooks {
+			b.Fatalf("%d of %d entries archived", n, hooks)
+		}
+		b.ReportMetric(hooks/took.Seconds(), "entries/s")
+	}
+}

@@ -10,10 +10,23 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// memoryLimit is the Go runtime's soft memory limit for a memex process,
+// unless GOMEMLIMIT sets another: past it the collector runs more often
+// instead of letting the heap grow to twice (reindex: five times) what is
+// live. Imports, catch-ups and reindexes allocate at a high rate; with
+// Pebble's cache and memtables (about 90 MiB outside the Go heap) and the
+// index's mapped files, this keeps their peak RSS under 512 MB
+// (docs/performance.md, Memory).
+const memoryLimit = 320 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -136,6 +136,10 @@ const (
 	KindIssue     Kind = "issue"     // an issue of the project's tracker, with its comments
 	KindPR        Kind = "pr"        // a pull (merge) request, with its comments and reviews
 	KindEvent     Kind = "event"     // a host event: compaction boundary, session start, ...
+	// KindLesson is a failure lesson distilled from a session (package
+	// memory): its Attrs hold "status" (fixed, abandoned or reverted) and
+	// "cites" (the IDs of its evidence, comma-separated).
+	KindLesson Kind = "lesson"
 )
 
 // Entry is the metadata of one archived unit. The body (the exact content)

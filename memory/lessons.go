@@ -15,7 +15,7 @@ import (
 )
 
 // KindLesson is the kind of the entries that hold failure lessons.
-const KindLesson memex.Kind = "lesson"
+const KindLesson = memex.KindLesson
 
 // Statuses of a lesson: how its failure episode ended.
 const (

@@ -77,7 +77,7 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if err := a.confirmForget(len(ids), o.yes); err != nil {
 		return err
 	}
-	if err := catchup.Forget(ctx, s, ix, ids...); err != nil {
+	if err := forgetEntries(ctx, s, ix, ids, func() error { return catchup.Forget(ctx, s, ix, ids...) }); err != nil {
 		return err
 	}
 	return a.printForgotten(len(ids), o.json)

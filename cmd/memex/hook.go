@@ -247,7 +247,7 @@ func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(s
 				}
 			}
 		case item.Ingest != "":
-			if _, err := ingest.Run(ctx, s, ingest.Options{Format: ingest.Format(item.Format), Paths: []string{item.Ingest}}); err != nil {
+			if _, err := ingestDistilled(ctx, s, ingest.Options{Format: ingest.Format(item.Format), Paths: []string{item.Ingest}}); err != nil {
 				log(p, err)
 			}
 		}
@@ -304,7 +304,7 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		return r.PostJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
-		rep, err := ingest.Run(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+		rep, err := ingestDistilled(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
 		if err == nil && len(rep.FileErrors) > 0 {
 			// The transcript could not be read (missing, a device or a
 			// FIFO): say so, for the log and memex doctor.

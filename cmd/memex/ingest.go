@@ -9,9 +9,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/memory"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -164,13 +167,29 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 			opts.Added = feed.Add
 		}
 	}
+	refs := sessionsAdded(&opts)
+	lessons := 0
 	rep, err := ingest.Run(ctx, s, opts)
+	if err == nil {
+		// Lessons and procedures of the sessions that gained entries;
+		// their new lessons are indexed with the rest, but "indexed"
+		// counts the imported entries, as a server's answer does.
+		var ix *index.Index
+		var added func(memex.Entry, []byte)
+		if feed != nil {
+			ix, _ = h.Index()
+			added = feed.Add
+		}
+		var drep memory.UpdateReport
+		drep, err = distill(ctx, s, ix, refs(), added)
+		lessons = drep.Added
+	}
 	if serr := s.Sync(); err == nil {
 		err = serr
 	}
 	if feed != nil {
 		st, ferr := feed.Close()
-		indexed += st.Indexed
+		indexed += max(st.Indexed-lessons, 0)
 		ixErr = ferr
 	}
 	if err != nil {

@@ -261,7 +261,7 @@ func (a *app) ingestLoop(ctx context.Context, s *archive.Store, formats []ingest
 	defer t.Stop()
 	for {
 		for _, f := range formats {
-			rep, err := ingest.Run(ctx, s, ingest.Options{Format: f})
+			rep, err := a.ingestAndDistill(ctx, s, nil, ingest.Options{Format: f})
 			switch {
 			case err != nil && ctx.Err() == nil:
 				a.log.Warn("background import", "format", f, "err", err)
@@ -376,10 +376,14 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (any, erro
 			ans.MoreWarnings++
 		}
 	}
-	ans.Report, err = ingest.Run(ctx, im.s, ingest.Options{Format: f, Paths: req.Paths, Project: req.Project,
-		NoRedact: req.NoRedact, Full: req.Full, Warn: warn})
+	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, NoRedact: req.NoRedact, Full: req.Full, Warn: warn}
+	refs := sessionsAdded(&opts)
+	ans.Report, err = ingest.Run(ctx, im.s, opts)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := distill(ctx, im.s, im.ix, refs(), nil); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	if !req.NoIndex && ans.Added > 0 {
 		if _, err := catchup.CatchUp(ctx, im.s, im.ix); err != nil {
@@ -405,7 +409,7 @@ func (m maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.Forg
 	if req.DryRun {
 		return api.ForgetResult{Matched: len(ids)}, nil
 	}
-	if err := catchup.Forget(ctx, m.s, m.ix, ids...); err != nil {
+	if err := forgetEntries(ctx, m.s, m.ix, ids, func() error { return catchup.Forget(ctx, m.s, m.ix, ids...) }); err != nil {
 		return api.ForgetResult{}, err
 	}
 	return api.ForgetResult{Forgotten: len(ids)}, nil

@@ -1,0 +1,475 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/memory"
+	"github.com/spf13/cobra"
+)
+
+// Experience memory (package memory): the lessons and procedures
+// distilled after every import and forget, and the commands that show
+// and export them.
+
+// sessionsAdded makes opts report the sessions the import adds entries
+// to, keeping its own Added; the returned function lists them.
+func sessionsAdded(opts *ingest.Options) func() []memex.SessionRef {
+	seen := map[memex.SessionRef]bool{}
+	var refs []memex.SessionRef
+	next := opts.Added
+	opts.Added = func(e memex.Entry, body []byte) {
+		if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+		if next != nil {
+			next(e, body)
+		}
+	}
+	return func() []memex.SessionRef { return refs }
+}
+
+// distill brings the lessons and procedures of refs up to date; the
+// lessons it adds are indexed through added (nil: the next search's
+// catch-up indexes them), those it replaces are dropped from ix (nil: a
+// search drops them when it meets them).
+func distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []memex.SessionRef, added func(memex.Entry, []byte)) (memory.UpdateReport, error) {
+	if len(refs) == 0 {
+		return memory.UpdateReport{}, nil
+	}
+	rep, err := memory.Update(ctx, s, refs, memory.UpdateOptions{Added: added})
+	if err == nil && ix != nil && len(rep.Removed) > 0 {
+		err = ix.Delete(ctx, rep.Removed...)
+	}
+	if err != nil {
+		return rep, fmt.Errorf("entries archived, distilling lessons failed (memex distill retries): %w", err)
+	}
+	return rep, nil
+}
+
+// ingestDistilled imports as opts says, then distils the sessions that
+// gained entries (their new lessons are indexed by the next catch-up).
+func ingestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options) (ingest.Report, error) {
+	refs := sessionsAdded(&opts)
+	rep, err := ingest.Run(ctx, s, opts)
+	if err != nil {
+		return rep, err
+	}
+	_, err = distill(ctx, s, nil, refs(), nil)
+	return rep, err
+}
+
+// ingestAndDistill is ingestDistilled for a server's background import,
+// which logs a failure to distil and goes on.
+func (a *app) ingestAndDistill(ctx context.Context, s *archive.Store, ix *index.Index, opts ingest.Options) (ingest.Report, error) {
+	refs := sessionsAdded(&opts)
+	rep, err := ingest.Run(ctx, s, opts)
+	if err != nil {
+		return rep, err
+	}
+	if _, err := distill(ctx, s, ix, refs(), nil); err != nil {
+		a.log.Warn("distill", "err", err)
+	}
+	return rep, nil
+}
+
+// forgetEntries forgets ids (catchup.Forget) and then distils their
+// sessions again, so that no lesson or procedure cites them.
+func forgetEntries(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID, forget func() error) error {
+	var gone []memex.Entry
+	for _, id := range ids {
+		if e, err := s.Get(ctx, id); err == nil {
+			gone = append(gone, e)
+		}
+	}
+	if err := forget(); err != nil {
+		return err
+	}
+	rep, err := memory.Forgotten(ctx, s, gone, memory.UpdateOptions{})
+	if err == nil && len(rep.Removed) > 0 {
+		err = ix.Delete(ctx, rep.Removed...)
+	}
+	if err != nil {
+		return fmt.Errorf("forget: entries forgotten, updating the lessons that cite them failed (memex distill retries): %w", err)
+	}
+	return nil
+}
+
+type proceduresOptions struct {
+	project string
+	family  string
+	json    bool
+}
+
+func (a *app) proceduresCommand() *cobra.Command {
+	var o proceduresOptions
+	c := &cobra.Command{
+		Use:   "procedures [--project P] [--family F] [--json]",
+		Short: "How a project is tested, built, linted and run, learned from the runs that passed",
+		Long: `Print the procedures of a project: the ways its tests, builds, linters, type checkers,
+formatters, services and installs were run in its sessions, learned from the runs
+that passed. A way of running (an invocation: "go test", "python3 tests/runtests.py",
+"npm run build") is a procedure once it passed 3 times in 2 sessions; its steps are
+what most of its passing runs did (a cd, an environment variable, the command with
+its usual kind of target), and its variants what the others did differently (one
+test, one package, a flag, PYTHONPATH set), each passing twice or more. Every step and
+variant says how often it was seen and passed, the last run that passed, and cites
+the runs behind it: memex show ID prints one exactly.
+
+Procedures are brought up to date by every import (memex ingest, the hooks); memex
+distill rebuilds them from the whole archive. memex export skills and memex export
+agents-md write them for agents to read.
+
+--json: {"project","sessions","runs","rule":{"MinPasses","MinSessions","MinVariantPasses"},
+"procedures":[{"family","rank","invocation","command","steps":[{"text","seen","passed",
+"last_passed","runs"}],"seen","passed","sessions","last_passed","example","runs",
+"variants":[{"delta","command","seen","passed","last_passed","example","runs"}],"other"}]}`,
+		Example: `  memex procedures
+  memex procedures --project github.com/django/django --family test --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			res, err := a.procedures(ctx, o.project)
+			if err != nil {
+				return err
+			}
+			if o.family != "" {
+				var keep []memory.Procedure
+				for _, p := range res.Procedures {
+					if p.Family == o.family {
+						keep = append(keep, p)
+					}
+				}
+				res.Procedures = keep
+			}
+			if o.json {
+				if res.Procedures == nil {
+					res.Procedures = []memory.Procedure{}
+				}
+				return writeJSON(a.stdout, res)
+			}
+			_, err = fmt.Fprint(a.stdout, res.Markdown())
+			return err
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
+	f.StringVar(&o.family, "family", "", "only this family: test, build, lint, typecheck, format, serve, install")
+	f.BoolVar(&o.json, "json", false, "print the procedures as JSON")
+	return c
+}
+
+// procedures reads the procedures of project (default: the current
+// directory's).
+func (a *app) procedures(ctx context.Context, project string) (memory.ProceduresResult, error) {
+	if project == "" {
+		if co := workingCheckout(); co != nil {
+			project = co.Project
+		}
+	}
+	s, err := a.readStore(ctx)
+	if err != nil {
+		return memory.ProceduresResult{}, err
+	}
+	return memory.Procedures(ctx, s, project, memory.Rule{})
+}
+
+type exportOptions struct {
+	project string
+	dir     string
+	file    string
+	stdout  bool
+}
+
+func (a *app) exportCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "export skills|agents-md",
+		Short: "Write a project's procedures where agents read them: a Claude Code skill, AGENTS.md",
+		Long: `Write the procedures of a project (see memex procedures) for agents:
+
+  skills      a Claude Code skill, DIR/project-procedures/SKILL.md (DIR default:
+              .claude/skills in the repository holding the current directory)
+  agents-md   a section of AGENTS.md (default: the repository's), between memex's
+              markers: replaced there on every export, the rest of the file untouched
+
+The output holds no date of its own: exporting again with no new runs leaves the file
+byte for byte as it was (and says so). Every line cites the runs behind it by ID.`,
+	}
+	c.AddCommand(a.exportSkillsCommand(), a.exportAgentsCommand())
+	return c
+}
+
+func (a *app) exportSkillsCommand() *cobra.Command {
+	var o exportOptions
+	c := &cobra.Command{
+		Use:   "skills [--project P] [--dir DIR] [--stdout]",
+		Short: "Write the procedures as a Claude Code skill (SKILL.md)",
+		Example: `  memex export skills
+  memex export skills --project github.com/acme/api --dir ~/.claude/skills`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			res, err := a.procedures(c.Context(), o.project)
+			if err != nil {
+				return err
+			}
+			data := memory.Skill(res)
+			if o.stdout {
+				_, err := a.stdout.Write(data)
+				return err
+			}
+			dir := o.dir
+			if dir == "" {
+				root, err := repoRoot()
+				if err != nil {
+					return err
+				}
+				dir = filepath.Join(root, ".claude", "skills")
+			}
+			return a.writeExport(filepath.Join(dir, memory.SkillName, "SKILL.md"), func([]byte) []byte { return data })
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
+	f.StringVar(&o.dir, "dir", "", "the skills folder (default: .claude/skills in the repository)")
+	f.BoolVar(&o.stdout, "stdout", false, "print the file instead of writing it")
+	return c
+}
+
+func (a *app) exportAgentsCommand() *cobra.Command {
+	var o exportOptions
+	c := &cobra.Command{
+		Use:   "agents-md [--project P] [--file FILE] [--stdout]",
+		Short: "Write the procedures as a section of AGENTS.md",
+		Example: `  memex export agents-md
+  memex export agents-md --file docs/AGENTS.md`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			res, err := a.procedures(c.Context(), o.project)
+			if err != nil {
+				return err
+			}
+			file := o.file
+			if file == "" {
+				root, err := repoRoot()
+				if err != nil {
+					return err
+				}
+				file = filepath.Join(root, "AGENTS.md")
+			}
+			if o.stdout {
+				old, err := os.ReadFile(file)
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				_, err = a.stdout.Write(memory.AgentsMD(old, res))
+				return err
+			}
+			return a.writeExport(file, func(old []byte) []byte { return memory.AgentsMD(old, res) })
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
+	f.StringVar(&o.file, "file", "", "the file (default: AGENTS.md in the repository)")
+	f.BoolVar(&o.stdout, "stdout", false, "print the file instead of writing it")
+	return c
+}
+
+// repoRoot is the repository holding the current directory, else the
+// directory.
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if root := ingest.RepoRoot(wd); root != "" {
+		return root, nil
+	}
+	return wd, nil
+}
+
+// writeExport writes what make makes of the file's current content,
+// atomically, unless that is what it holds already.
+func (a *app) writeExport(path string, make func(old []byte) []byte) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("export: %w", err)
+	}
+	data := make(old)
+	if err == nil && string(old) == string(data) {
+		fmt.Fprintf(a.stdout, "%s unchanged\n", path)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".memex-export-*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "wrote %s\n", path)
+	return nil
+}
+
+type lessonsOptions struct {
+	project, session, status string
+	limit                    int
+	json                     bool
+}
+
+// lessonItem is one lesson as memex lessons lists it.
+type lessonItem struct {
+	ID      string    `json:"id"`
+	Status  string    `json:"status"`
+	Text    string    `json:"text"`
+	Command string    `json:"command"`
+	Session string    `json:"session"`
+	Agent   string    `json:"agent,omitempty"`
+	Created time.Time `json:"created"`
+	Cites   []string  `json:"cites"`
+}
+
+func (a *app) lessonsCommand() *cobra.Command {
+	var o lessonsOptions
+	c := &cobra.Command{
+		Use:   "lessons [--project P] [--session S] [--status fixed|abandoned|reverted] [--limit N] [--json]",
+		Short: "Failure lessons distilled from a project's sessions, newest first",
+		Long: `List the failure lessons of a project: each failing command of its sessions, what was
+done next and how it ended — fixed (the same command passed later, with the files edited
+in between), reverted (the edits made were undone) or abandoned (it never passed). Each
+lesson is an entry of kind lesson in its session, with the IDs of its evidence; memex
+show ID prints it with that evidence, memex search finds it before the raw failures.
+
+--json: [{"id","status","text","command","session","agent","created","cites"}]`,
+		Example: `  memex lessons
+  memex lessons --status fixed --limit 20 --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			if o.project == "" {
+				if co := workingCheckout(); co != nil {
+					o.project = co.Project
+				}
+			}
+			s, err := a.readStore(ctx)
+			if err != nil {
+				return err
+			}
+			items := []lessonItem{}
+			err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+				if e.Kind != memex.KindLesson || o.project != "" && e.Project != o.project || o.session != "" && e.Session != o.session ||
+					o.status != "" && e.Attrs["status"] != o.status {
+					return nil
+				}
+				items = append(items, lessonItem{ID: e.ID.String(), Status: e.Attrs["status"], Text: e.DisplaySummary(), Command: e.Input,
+					Session: e.Session, Agent: e.Agent, Created: e.Created, Cites: strings.Split(e.Attrs["cites"], ",")})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			sort.SliceStable(items, func(i, j int) bool { return items[i].ID > items[j].ID })
+			if o.limit > 0 && len(items) > o.limit {
+				items = items[:o.limit]
+			}
+			if o.json {
+				return writeJSON(a.stdout, items)
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			for _, it := range items {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), it.Text)
+			}
+			return w.Flush()
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's; \"\" with --session for any)")
+	f.StringVar(&o.session, "session", "", "only the lessons of this session")
+	f.StringVar(&o.status, "status", "", "only lessons of this status: fixed, abandoned, reverted")
+	f.IntVar(&o.limit, "limit", 0, "list at most N (0: all)")
+	f.BoolVar(&o.json, "json", false, "print the list as JSON")
+	return c
+}
+
+type distillOptions struct {
+	project string
+	json    bool
+}
+
+func (a *app) distillCommand() *cobra.Command {
+	var o distillOptions
+	c := &cobra.Command{
+		Use:   "distill [--project P] [--json]",
+		Short: "Distil the lessons and procedures of every session again, from the archive",
+		Long: `Distil again, from the archive, the failure lessons and the runs procedures learn
+from, for every session (of --project only, when given). Imports and hooks do this for
+the sessions they add to; run it for an archive written before memex had lessons, or
+after a distillation was interrupted. Lessons that did not change are left as they are.
+
+--json: {"sessions","lessons","added","kept","removed","runs"}`,
+		Example: `  memex distill
+  memex distill --project github.com/django/django --json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, ix, err := a.openIndex(ctx)
+			if err != nil {
+				return err
+			}
+			infos, err := s.Sessions(ctx)
+			if err != nil {
+				return err
+			}
+			var refs []memex.SessionRef
+			for _, in := range infos {
+				if o.project == "" || in.Project == o.project {
+					refs = append(refs, in.SessionRef)
+				}
+			}
+			rep, err := distill(ctx, s, ix, refs, nil)
+			if err != nil {
+				return err
+			}
+			if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(a.stdout, rep)
+			}
+			fmt.Fprintf(a.stdout, "distilled %d sessions: %d lessons (%d added, %d kept, %d removed), %d runs for procedures\n",
+				rep.Sessions, rep.Lessons, rep.Added, rep.Kept, len(rep.Removed), rep.Runs)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.Var(projectValue{&o.project}, "project", "only the sessions of this project")
+	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	return c
+}

@@ -275,6 +275,35 @@ func TestBeforeAfter(t *testing.T) {
 	}
 }
 
+// after: and before: take times as the CLI's --since does: an entry
+// created at the time is after it, not before it (issue 14).
+func TestTimeBounds(t *testing.T) {
+	f := newFixture(t, nil)
+	// The fixture's entries are a minute apart from t0, in order.
+	third := t0.Add(2 * time.Minute).UTC().Format(time.RFC3339)
+	if got := f.names(t, Query{Text: "config after:" + third}); !reflect.DeepEqual(got, []string{"thinking"}) {
+		t.Errorf("config after:%s = %v, want [thinking]", third, got)
+	}
+	if got := f.names(t, Query{Text: "config before:" + third}); !reflect.DeepEqual(got, []string{"parse"}) {
+		t.Errorf("config before:%s = %v, want [parse]", third, got)
+	}
+	day := t0.In(time.Local).Format("2006-01-02")
+	next := t0.In(time.Local).AddDate(0, 0, 1).Format("2006-01-02")
+	if got := f.names(t, Query{Text: "config after:" + next}); len(got) != 0 {
+		t.Errorf("config after:%s = %v, want none", next, got)
+	}
+	if got := f.names(t, Query{Text: "config before:" + next + " after:" + day}); len(got) != 2 {
+		t.Errorf("config within %s = %v, want both", day, got)
+	}
+	if got := f.names(t, Query{Text: "config after:1d"}); len(got) != 0 {
+		t.Errorf("config after:1d = %v: the fixture is older", got)
+	}
+	_, err := f.ix.Search(context.Background(), Query{Text: "config after:lastweek"})
+	if !errors.Is(err, memex.ErrInvalid) || !strings.Contains(err.Error(), "after:lastweek") || !strings.Contains(err.Error(), "2026-11-01") {
+		t.Errorf("after:lastweek: %v; want ErrInvalid naming the value and the forms", err)
+	}
+}
+
 func TestHitFields(t *testing.T) {
 	f := newFixture(t, nil)
 	res, err := f.ix.Search(context.Background(), Query{Text: "nil map"})

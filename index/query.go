@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/memex-archive/memex"
@@ -21,6 +22,9 @@ import (
 //	path:auth/middleware.go                      a path mentioned, or a path ending so
 //	exit:1                                       exit status
 //	before:ID after:ID                           older / newer than that entry
+//	after:2026-11-01 before:2d                   created since / before a time
+//	                                             (memex.ParseTime: spans back
+//	                                             from now, dates, RFC 3339)
 //	summary:W content:W input:W                  a word (or "phrase") in that field only
 //
 // A value may be quoted (session:"my session"). A word with a colon whose
@@ -140,9 +144,9 @@ func parse(q Query) (*parsed, error) {
 				}
 				p.exits = append(p.exits, n)
 			case t.field == "before" || t.field == "after":
-				id, err := memex.ParseID(t.value)
+				id, err := boundOf(t.field, t.value)
 				if err != nil {
-					return nil, fmt.Errorf("index: query: %s: %w", t.field, err)
+					return nil, err
 				}
 				if t.field == "before" && (p.before.IsZero() || id.Compare(p.before) < 0) {
 					p.before = id
@@ -171,6 +175,20 @@ func parse(q Query) (*parsed, error) {
 		p.filters[f] = vs
 	}
 	return p, nil
+}
+
+// boundOf is the ID a before: or after: value stands for: an ID as it
+// is, a time as the first ID of its millisecond (so after:T keeps what was
+// created at T or later, before:T what was created earlier).
+func boundOf(field, value string) (memex.ID, error) {
+	if id, err := memex.ParseID(value); err == nil {
+		return id, nil
+	}
+	t, err := memex.ParseTime(value, time.Now())
+	if err != nil {
+		return memex.ID{}, fmt.Errorf("index: query: %s:%s: want an entry ID or a time: %s: %w", field, value, memex.TimeForms, memex.ErrInvalid)
+	}
+	return memex.IDFloor(t), nil
 }
 
 // wordsOf splits plain text into query words the way the tokenizer splits

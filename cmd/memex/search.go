@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
@@ -18,27 +19,35 @@ type searchOptions struct {
 	limit                               int
 	project, session, agent, kind, tool string
 	before, after                       string
+	since                               time.Time
 	json                                bool
 }
 
 func (a *app) searchCommand() *cobra.Command {
 	var o searchOptions
 	c := &cobra.Command{
-		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--before ID] [--after ID] [--json]",
+		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--since T] [--before ID|T] [--after ID|T] [--json]",
 		Short: "Find archived entries by words, phrases and filters",
 		Long: `Search the archive's index. Entries with all the plain words come first, best
 first; when fewer than --limit have them all, entries with most of them fill the rest
 (the last line on stderr says how many; "partly" in --json). "Quoted
 phrases" match words in order. field:value filters: project: session: agent: kind:
-tool: path: exit: before:ID after:ID, and summary: content: input: for a word in one
+tool: path: exit: before: after:, and summary: content: input: for a word in one
 field. Identifiers are split: "parse config" finds parseConfigFile.
 
+before: and after: (and --before, --after) take an entry's ID, or a time: a span back
+from now (30m, 2d, 1w), a date (2026-11-01, midnight local time), a local time
+(2026-11-01T15:04) or RFC 3339 (2026-11-01T15:04:05Z). after:T keeps entries
+created at T or later, before:T those created earlier; --before and --after also
+take an alias. --since T is --after T.
+
 Each hit: id, score, summary, a short exact snippet, tokens (the cost of a full
-deref), session, project, agent, created, aliases. --before/--after take an ID or an
-alias and restrict to entries older/newer than it. A search is bounded to one second;
-a result cut short says partial.`,
+deref), session, project, agent, created, aliases. A search is bounded to one
+second; a result cut short says partial.`,
 		Example: `  memex search "nil map" --project myrepo
   memex search 'go test "nil map" exit:1' --limit 5
+  memex search migration --since 2d
+  memex search 'timeout after:2026-11-01 before:2026-11-08'
   memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -46,7 +55,9 @@ a result cut short says partial.`,
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return a.runSearch(c, o, strings.Join(args, " ")) },
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runSearch(c, o, sinceText(strings.Join(args, " "), o.since))
+		},
 	}
 	f := c.Flags()
 	f.IntVar(&o.limit, "limit", index.DefaultLimit, "hits to return")
@@ -55,8 +66,9 @@ a result cut short says partial.`,
 	f.StringVar(&o.agent, "agent", "", "only entries of this agent")
 	f.StringVar(&o.kind, "kind", "", "only entries of this kind")
 	f.StringVar(&o.tool, "tool", "", "only entries of this tool")
-	f.StringVar(&o.before, "before", "", "only entries older than this ID or alias")
-	f.StringVar(&o.after, "after", "", "only entries newer than this ID or alias")
+	f.StringVar(&o.before, "before", "", "only entries older than this ID, alias or time (2d, 2026-11-01)")
+	f.StringVar(&o.after, "after", "", "only entries newer than this ID, alias or time (2d, 2026-11-01)")
+	f.Var(&timeValue{t: &o.since}, "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
 }
@@ -118,8 +130,9 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	return nil
 }
 
-// resolveBounds resolves --before and --after (IDs or aliases, narrowed by
-// the query's project) into q: the local search and the server's share it.
+// resolveBounds resolves --before and --after (IDs, times as
+// memex.ParseTime reads them, or aliases narrowed by the query's project)
+// into q: the local search and the server's share it.
 func resolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before, after string) error {
 	for _, b := range []struct {
 		ref string
@@ -127,6 +140,12 @@ func resolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before
 	}{{before, &q.Before}, {after, &q.After}} {
 		if b.ref == "" {
 			continue
+		}
+		if !memex.LooksLikeID(b.ref) {
+			if t, err := memex.ParseTime(b.ref, time.Now()); err == nil {
+				*b.id = memex.IDFloor(t)
+				continue
+			}
 		}
 		id, err := s.Resolve(ctx, b.ref, q.Project)
 		if err != nil {

@@ -661,7 +661,7 @@ func (a *app) remoteShow(ctx context.Context, r *remote, c *cobra.Command) error
 
 func (a *app) remoteSearch(ctx context.Context, r *remote, c *cobra.Command) error {
 	f := c.Flags()
-	q := url.Values{"q": {strings.Join(f.Args(), " ")}}
+	q := url.Values{"q": {sinceText(strings.Join(f.Args(), " "), timeFlag(c, "since"))}}
 	for _, n := range []string{"project", "session", "agent", "kind", "tool", "before", "after"} {
 		if v, _ := f.GetString(n); v != "" {
 			q.Set(n, v)

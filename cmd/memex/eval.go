@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +102,8 @@ type evalBudgetOptions struct {
 	outcomes string
 	share    float64
 	quiet    bool
+	save     bool
+	saveDir  string
 }
 
 func (a *app) evalBudgetCommand() *cobra.Command {
@@ -118,9 +121,14 @@ picking entries from the summary's lines instead of searching). A context over i
 budget fails the run.
 
 Prints per strategy and budget the hit rate with its 95% Wilson interval, mean tokens,
-derefs and latency, then hit rates by how far back the evidence lies.`,
+derefs and latency, then hit rates by how far back the evidence lies.
+
+--save keeps the run (its report, the probe file's name and the time) as a JSON file
+in $MEMEX_HOME/eval, --save-dir DIR in a folder of your own; memex serve's viewer
+shows the saved runs with their plots at /eval (serve --eval-dir DIR for a folder).`,
 		Example: `  memex eval budget --probes eval/testdata/corpora-seed42.probes.jsonl
-  memex eval budget --probes p.jsonl --budgets 500,1000 --json --plot hit.svg`,
+  memex eval budget --probes p.jsonl --budgets 500,1000 --json --plot hit.svg
+  memex eval budget --probes p.jsonl --save     # then memex serve, and open /eval`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return a.runEvalBudget(c, o) },
 	}
@@ -132,8 +140,14 @@ derefs and latency, then hit rates by how far back the evidence lies.`,
 	f.StringVar(&o.outcomes, "outcomes", "", "write every probe's outcome per strategy and budget (JSON lines) to this file")
 	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: least part of the budget for the IndexedSummary (it also takes what the derefs leave)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&o.save, "save", false, "keep the run in $MEMEX_HOME/eval, for the viewer's eval page")
+	f.StringVar(&o.saveDir, "save-dir", "", "keep the run in this folder (as --save does in the home)")
 	return c
 }
+
+// evalDir is where memex eval budget --save keeps runs in a home, and
+// where the viewer reads them from.
+func evalDir(home string) string { return filepath.Join(home, "eval") }
 
 func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.probes == "" {
@@ -200,6 +214,17 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		if err := os.WriteFile(o.plot, []byte(eval.Plot(rep)), 0o644); err != nil {
 			return fmt.Errorf("eval: plot: %w", err)
 		}
+	}
+	if o.save || o.saveDir != "" {
+		dir := o.saveDir
+		if dir == "" {
+			dir = evalDir(a.home)
+		}
+		path, err := eval.SaveRun(dir, eval.Run{Probes: o.probes, SummaryShare: o.share, Report: rep})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "memex: run saved in %s\n", path)
 	}
 	if o.json {
 		return writeJSON(a.stdout, rep)

@@ -55,8 +55,13 @@ func TestEvalProbesAndBudget(t *testing.T) {
 	if b, err := os.ReadFile(outs); err != nil || strings.Count(string(b), "\n") != 2*len(eval.Strategies)*len(probes) {
 		t.Errorf("outcomes: %v", err)
 	}
-	if r := run(t, home, nil, "eval", "budget", "--probes", file, "--budgets", "500"); r.code != 0 || !strings.Contains(r.stdout, "hit rate") {
+	r = run(t, home, nil, "eval", "budget", "--probes", file, "--budgets", "500", "--save")
+	if r.code != 0 || !strings.Contains(r.stdout, "hit rate") || !strings.Contains(r.stderr, "run saved in "+filepath.Join(home, "eval")) {
 		t.Errorf("table: %+v", r)
+	}
+	runs, bad, err := eval.LoadRuns(filepath.Join(home, "eval"))
+	if err != nil || len(runs) != 1 || bad != nil || runs[0].Probes != file || runs[0].Report.Probes != len(probes) {
+		t.Errorf("saved runs %+v, %v, %v", runs, bad, err)
 	}
 }
 

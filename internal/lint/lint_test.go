@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"ingest":            {"", "summarize", "internal/redact", "internal/jsonerr"},
 	"deref":             {"", "summarize"},
 	"api":               {"", "deref"},
+	"api/web":           {"", "api", "deref"},
 	"memory":            {"", "summarize", "deref"},
 	"eval":              {"*", "-api", "-cmd/memex"},
 	"cmd/memex":         {"*"},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/api/web"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/index"
@@ -34,14 +35,17 @@ type serveOptions struct {
 	ingestEvery     time.Duration
 	allowHosts      []string
 	ingestRoots     []string
+	evalDirs        []string
 }
 
 func (a *app) serveCommand() *cobra.Command {
 	var o serveOptions
 	c := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
-		Short: "Serve the archive over HTTP (/v1) and MCP (/mcp) from one process that owns the store",
-		Long: `Serve the HTTP API under /v1 and the MCP tools at /mcp (streamable HTTP). The server
+		Short: "Serve the archive over HTTP (/v1), MCP (/mcp) and a web viewer (/) from one process that owns the store",
+		Long: `Serve the HTTP API under /v1, the MCP tools at /mcp (streamable HTTP) and a web viewer
+at / (sessions, replays, entries, search, context at a budget, eval runs: open the
+address in a browser; --eval-dir adds a folder of saved eval runs). The server
 owns the store while it runs: memex add, run, show, search, deref, context, sessions,
 stats, replay, ingest, forget, verify and reindex talk to it through
 $MEMEX_HOME/serve.addr instead of waiting for the lock (POST /v1/forget, /v1/verify
@@ -56,7 +60,8 @@ the absolute path of the token file. Scripts take the address with head -n1.
 It binds loopback by default. Binding any other address requires a bearer token: the
 one in --token-file, else $MEMEX_HOME/token, created (mode 0600) on first use. Clients
 send "Authorization: Bearer TOKEN". With a loopback address a token is used only when
---token-file is given. SIGTERM or Ctrl-C stops accepting and lets in-flight requests
+--token-file is given. A browser signs in to the viewer once with the token (a form,
+or a link ending in ?token=TOKEN), which it then keeps as a cookie. SIGTERM or Ctrl-C stops accepting and lets in-flight requests
 finish.
 
 A web page the user opens can send requests to a loopback server, so every route
@@ -78,6 +83,7 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(watchable())+")")
 	c.Flags().StringSliceVar(&o.allowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
 	c.Flags().StringSliceVar(&o.ingestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
+	c.Flags().StringSliceVar(&o.evalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
 	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
 	// The routing seam needs the command tree to find the command being
 	// run (see store.go); the serve command is the one of this file.
@@ -204,8 +210,15 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		ln.Close()
 		return err
 	}
+	viewer, err := web.New(web.Options{Store: s, Catalog: sessionKeys{s}, Index: searcher{s, ix},
+		Evals: evalRuns(append([]string{evalDir(a.home)}, o.evalDirs...)), Checkout: workingCheckout,
+		Version: version, Logger: a.log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := api.New(api.Options{
-		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix},
+		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix}, Viewer: viewer,
 		Maintainer: maintainer{s, ix, a.home},
 		Memory:     newMemoryService(s), Checkout: workingCheckout,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
@@ -246,7 +259,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if len(formats) > 0 {
 		wg.Go(func() { a.ingestLoop(fctx, s, formats, o.ingestEvery) })
 	}
-	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp)\n", a.home, addr)
+	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp, viewer /)\n", a.home, addr)
 	err = srv.Serve(ctx, ln)
 	stopFollow()
 	wg.Wait()

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/home"
 )
 
 // hookPayload is a Claude Code PostToolUse of a Bash call whose output is
@@ -124,5 +128,54 @@ func BenchmarkConcurrentHooks(b *testing.B) {
 			b.Fatalf("%d of %d entries archived", n, hooks)
 		}
 		b.ReportMetric(hooks/took.Seconds(), "entries/s")
+	}
+}
+
+// BenchmarkAddPhases splits what one hook or `memex add` of a 1 KB entry
+// does after process start, in this process, into a store of 1,000
+// entries: taking the lock and opening the store (home.Open), opening the
+// index (which `memex add` and a hook do not do; a search does), the add
+// with its synced commit, and closing.
+func BenchmarkAddPhases(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	h, err := home.Open(ctx, dir, home.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		if _, err := h.Store.Add(ctx, memex.Entry{Kind: memex.KindTool, Tool: "bash", Session: "s"}, bytes.NewReader(hookPayload(dir, i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h.Close()
+	var open, ixOpen, add, closing []time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		h, err := home.Open(ctx, dir, home.Options{Wait: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := h.Index(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		body := hookPayload(dir, 1000+i)[:1000]
+		if _, err := h.Store.Add(ctx, memex.Entry{Kind: memex.KindTool, Tool: "bash", Session: "s", Input: "go test"}, bytes.NewReader(body)); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		if err := h.Close(); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		open, ixOpen, add, closing = append(open, t1.Sub(t0)), append(ixOpen, t2.Sub(t1)), append(add, t3.Sub(t2)), append(closing, t4.Sub(t3))
+	}
+	for _, p := range []struct {
+		name string
+		d    []time.Duration
+	}{{"store-open", open}, {"index-open", ixOpen}, {"add-commit", add}, {"close", closing}} {
+		b.ReportMetric(float64(percentileOf(p.d, 0.5).Microseconds())/1000, p.name+"-p50-ms")
 	}
 }

@@ -38,6 +38,9 @@ type VerifyResult struct {
 	Checked  int       `json:"checked"`
 	Problems []Problem `json:"problems"`
 	Files    []Problem `json:"files"`
+	// Notes are what was wrong and was dealt with (a damaged log cut by a
+	// repair, with what was lost): said, not counted as problems.
+	Notes []Problem `json:"notes,omitempty"`
 }
 
 // ReindexResult is what POST /v1/reindex answers, as memex reindex --json.

@@ -88,6 +88,16 @@
 // Open deletes the chunks of any body still marked, which is all that a
 // crash during a large add can leave behind.
 //
+// # A damaged log
+//
+// Open checks the write-ahead logs before Pebble replays them: a bad
+// chunk that a good one follows is damage, and what the log recorded
+// after it would be lost without a word (Pebble takes it for the torn
+// tail of a crash). A writable Open then fails with a *WALDamage naming
+// the entries lost, changing nothing; a read-only Open reads the store as
+// it was before the damage and says so (Damage); Options.RepairWAL cuts the
+// log at the damage and records the loss (Losses). See wal.go.
+//
 // # Forgetting
 //
 // Delete removes an entry's keys; the bytes stay on disk until compactions

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,11 @@ type Options struct {
 	// compactions) on a full disk, so the store stops well before that.
 	// Default 64 MiB; negative disables the check.
 	MinFree int64
+	// RepairWAL opens a store whose write-ahead log is damaged for
+	// writing: the log is cut at the damage (what it recorded after is
+	// lost), and the loss is recorded (Losses). Without it such an Open
+	// fails with a *WALDamage and changes nothing.
+	RepairWAL bool
 	// Logger receives Pebble's and the store's own log lines. Default: a
 	// logger that drops them (a CLI prints only what it means to).
 	Logger *slog.Logger
@@ -77,6 +83,8 @@ type Store struct {
 	// free reports the bytes available on the store's disk (a field so
 	// that tests can simulate a full disk).
 	free func() (uint64, error)
+	// damage is what a read-only open found of a damaged log.
+	damage *WALDamage
 	// fs is the file system of a writable store (see Purge).
 	fs *shredFS
 	// purge collects the key ranges of deleted entries for Purge.
@@ -121,6 +129,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 			o.Logger.Debug("damaged store file", "path", info.Path, "err", msg)
 		}},
 	}
+	po.FormatMajorVersion = pebble.FormatWALSyncChunks
 	po.Levels[0].BlockSize = BlockSize // deeper levels inherit it
 	// A look-up of a key that is absent (a new body's content hash, a new
 	// idempotency key) asks each table's filter instead of reading and
@@ -145,9 +154,20 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}
 		po.FS = readOnlyFS{FS: vfs.Default, shared: o.Shared}
 	}
-	db, err := pebble.Open(dir, po)
+	// Check the logs before Pebble replays them (see WALDamage).
+	var damage *WALDamage
+	if !o.InMemory {
+		var err error
+		if damage, err = checkLogs(dir); err != nil {
+			return nil, fmt.Errorf("archive: open %s: read the write-ahead logs: %w", dir, err)
+		}
+	}
+	if damage != nil && !o.ReadOnly && !o.RepairWAL {
+		return nil, fmt.Errorf("archive: open %s: %w; %s", dir, damage, walAdvice)
+	}
+	db, err := openPebble(dir, po, o, damage)
 	if err != nil {
-		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
+		return nil, err
 	}
 	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir, fs: shred}
 	s.free = cachedFree(func() (uint64, error) { return diskFree(dir) }, uint64(max(o.MinFree, 0))+1<<30)
@@ -164,7 +184,54 @@ func Open(dir string, opts *Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	if damage != nil {
+		if err := s.sayDamage(damage); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// walAdvice is what to do about a damaged log.
+const walAdvice = "memex verify lists what was lost; memex verify --repair keeps the rest and opens the store for writing again"
+
+// openPebble opens the database. With damage (a read-only or repairing
+// Open), the damaged log is cut at the damage first: for a read-only store
+// in a view of it, for a repair in the file itself. A damaged log that
+// Pebble refuses and checkLogs did not see is an error.
+func openPebble(dir string, po *pebble.Options, o Options, damage *WALDamage) (*pebble.DB, error) {
+	if damage != nil {
+		path := filepath.Join(dir, damage.Log)
+		if o.ReadOnly {
+			po.FS = cutFS{FS: po.FS, path: path, size: damage.Offset}
+		} else if err := os.Truncate(path, damage.Offset); err != nil {
+			return nil, fmt.Errorf("archive: open %s: cut the damaged log: %w", dir, err)
+		}
+	}
+	db, err := pebble.Open(dir, po)
+	if d, ok := replayDamage(err); ok {
+		return nil, fmt.Errorf("archive: open %s: %w; %s", dir, d, walAdvice)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: open %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+// sayDamage logs the line that says a log was damaged; a read-only store
+// keeps it for Damage, a repair records it (Losses).
+func (s *Store) sayDamage(d *WALDamage) error {
+	if s.opts.ReadOnly {
+		s.damage = d
+		s.log.Warn(d.Error() + "; the store is read as it was before the damage; " + walAdvice)
+		return nil
+	}
+	s.log.Warn(d.Error() + "; repaired: the log is cut at the damage, the rest kept")
+	if err := s.recordLoss(context.Background(), *d); err != nil {
+		return fmt.Errorf("archive: open %s: record the loss: %w", s.dir, err)
+	}
+	return nil
 }
 
 // Exists reports whether dir holds a store (a Pebble database): what a

@@ -18,9 +18,9 @@ import (
 )
 
 func (a *app) verifyCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, repair bool
 	c := &cobra.Command{
-		Use:   "verify [--json]",
+		Use:   "verify [--repair] [--json]",
 		Short: "Check that every entry's body decodes and matches its hash",
 		Long: `Read every entry's body, decompress it, and check its size, line count and
 sha256 against its metadata. Check the home too: store/, index/ and spool/ must be
@@ -29,12 +29,24 @@ archive otherwise), and the spool must hold nothing left over (work that a hook 
 memex run could not hand to the store, archived by the next memex command that
 writes). Check that the search index holds every entry marked indexed (a rebuild
 killed half way left entries unsearchable) and opens at all. Prints each problem and
-exits 1 if there is any.`,
+exits 1 if there is any.
+
+A damaged write-ahead log (store/*.log) is reported with the entries acknowledged
+after the damage, which cannot be read back; until it is repaired, commands that
+write refuse to open the store and reads see it as it was before the damage.
+--repair cuts the log at the damage, keeps everything before it, and opens the store
+for writing again; later runs of verify note what was lost. Entries imported from
+transcripts come back with memex ingest (their keys are gone with them).`,
 		Example: `  memex verify
-  memex verify --json   # {"checked","problems":[{"id","message"}],"files":[{"path","message"}]}`,
+  memex verify --json   # {"checked","problems":[{"id","message"}],"files":[{"path","message"}],"notes":[...]}
+  memex verify --repair # after a damaged log was reported`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			h, err := a.open(c.Context(), home.Options{Shared: true})
+			o := home.Options{Shared: true}
+			if repair {
+				o = home.Options{MustExist: true, RepairWAL: true}
+			}
+			h, err := a.open(c.Context(), o)
 			if err != nil {
 				return err
 			}
@@ -46,6 +58,7 @@ exits 1 if there is any.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	c.Flags().BoolVar(&repair, "repair", false, "cut a damaged write-ahead log at the damage and open the store for writing again")
 	return c
 }
 
@@ -63,6 +76,18 @@ func verifyHome(ctx context.Context, s *archive.Store, openIndex func() (*index.
 	res.Checked = n
 	if res.Files, err = homeProblems(dir); err != nil {
 		return res, err
+	}
+	if d := s.Damage(); d != nil {
+		res.Files = append(res.Files, api.Problem{Path: filepath.Join(dir, home.StoreDir, d.Log),
+			Message: strings.TrimPrefix(d.Error(), "archive: ") + "; memex verify --repair keeps the rest and opens the store for writing again"})
+	}
+	losses, err := s.Losses(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, l := range losses {
+		msg := fmt.Sprintf("repaired %s: %s", l.At.Local().Format("2006-01-02 15:04"), strings.TrimPrefix(l.Error(), "archive: "))
+		res.Notes = append(res.Notes, api.Problem{Path: filepath.Join(dir, home.StoreDir, l.Log), Message: msg})
 	}
 	ixp, err := indexProblems(ctx, s, openIndex, dir)
 	res.Files = append(res.Files, ixp...)
@@ -119,6 +144,9 @@ func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 		}
 		for _, p := range res.Files {
 			fmt.Fprintf(a.stdout, "%s: %s\n", p.Path, p.Message)
+		}
+		for _, p := range res.Notes {
+			fmt.Fprintf(a.stdout, "note: %s: %s\n", p.Path, p.Message)
 		}
 		fmt.Fprintf(a.stderr, "memex: verified %s, %s\n", summarize.Plural(res.Checked, "entry"),
 			summarize.Plural(len(res.Problems)+len(res.Files), "problem"))

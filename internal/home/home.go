@@ -73,6 +73,9 @@ type Options struct {
 	// Purpose says what the process does, for those waiting for it
 	// ("memex ingest").
 	Purpose string
+	// RepairWAL opens a store whose write-ahead log is damaged for writing,
+	// cutting the log at the damage (archive.Options.RepairWAL).
+	RepairWAL bool
 	// Logger gets the store's and the index's log lines; nil drops them.
 	Logger *slog.Logger
 }
@@ -119,7 +122,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Home, error) {
 	if err := h.takeLock(ctx); err != nil {
 		return nil, err
 	}
-	s, err := archive.Open(storeDir, &archive.Options{Logger: opts.Logger, ReadOnly: opts.Shared, Shared: opts.Shared, NoSync: opts.NoSync})
+	s, err := archive.Open(storeDir, &archive.Options{Logger: opts.Logger, ReadOnly: opts.Shared, Shared: opts.Shared, NoSync: opts.NoSync, RepairWAL: opts.RepairWAL})
 	if err != nil {
 		h.unlock()
 		return nil, err

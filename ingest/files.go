@@ -85,13 +85,14 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // user's home directory; when home is given the environment is ignored,
 // so tests see only what they set up.
 func DefaultPaths(f Format, home string) []string {
+	fromEnv := home == ""
 	env := func(k string) string {
-		if home != "" {
+		if !fromEnv {
 			return ""
 		}
 		return os.Getenv(k)
 	}
-	if home == "" {
+	if fromEnv {
 		home, _ = os.UserHomeDir()
 	}
 	var out []string

@@ -301,6 +301,21 @@ func TestDefaultPaths(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("DefaultPaths = %q", got)
 	}
+	// With no home given, the environment moves them.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, "claude"))
+	t.Setenv("CODEX_HOME", filepath.Join(home, "codex"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	got = DefaultPaths(Auto, "")
+	want = []string{
+		filepath.Join(home, "claude", "projects"),
+		filepath.Join(home, "codex", "sessions"), filepath.Join(home, "codex", "archived_sessions"),
+		filepath.Join(os.Getenv("HOME"), ".gemini", "tmp"),
+		filepath.Join(home, "data", "opencode"),
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("DefaultPaths from the environment = %q", got)
+	}
 	// Missing default locations are empty, not errors.
 	rep, err := Run(context.Background(), newMemSink(), Options{Format: Auto, Home: home})
 	if err != nil || rep.Files != 0 || len(rep.FileErrors) != 0 {

@@ -80,7 +80,7 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // DefaultPaths are the locations read when no path is given: Claude Code
 // ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects), Codex
 // ~/.codex/sessions and ~/.codex/archived_sessions (or under $CODEX_HOME),
-// OpenCode ~/.local/share/opencode (or $XDG_DATA_HOME/opencode). Auto
+// Gemini CLI ~/.gemini/tmp (or under $GEMINI_CLI_HOME/.gemini), OpenCode ~/.local/share/opencode (or $XDG_DATA_HOME/opencode). Auto
 // takes them all; the SWE formats and jsonl have none. home "" means the
 // user's home directory; when home is given the environment is ignored,
 // so tests see only what they set up.
@@ -108,7 +108,7 @@ func DefaultPaths(f Format, home string) []string {
 		out = append(out, filepath.Join(d, "sessions"), filepath.Join(d, "archived_sessions"))
 	}
 	if f == Gemini || f == Auto {
-		out = append(out, filepath.Join(home, ".gemini", "tmp"))
+		out = append(out, filepath.Join(GeminiHome(env, home), "tmp"))
 	}
 	if f == OpenCode || f == Auto {
 		d := env("XDG_DATA_HOME")
@@ -128,6 +128,18 @@ func CodexHome(getenv func(string) string, home string) string {
 		return d
 	}
 	return filepath.Join(home, ".codex")
+}
+
+// GeminiHome is Gemini CLI's directory: .gemini under $GEMINI_CLI_HOME
+// (read with getenv), else under the user's home directory home. Gemini
+// CLI reads GEMINI_CLI_HOME as a replacement of the home directory (its
+// homedir() in packages/core/src/utils/paths.ts), so that its settings,
+// credentials and sessions all move to $GEMINI_CLI_HOME/.gemini.
+func GeminiHome(getenv func(string) string, home string) string {
+	if d := getenv("GEMINI_CLI_HOME"); d != "" {
+		home = d
+	}
+	return filepath.Join(home, ".gemini")
 }
 
 // discover expands paths into targets, in a stable order, with one

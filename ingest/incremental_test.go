@@ -306,11 +306,12 @@ func TestDefaultPaths(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, "claude"))
 	t.Setenv("CODEX_HOME", filepath.Join(home, "codex"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("GEMINI_CLI_HOME", filepath.Join(home, "gemini"))
 	got = DefaultPaths(Auto, "")
 	want = []string{
 		filepath.Join(home, "claude", "projects"),
 		filepath.Join(home, "codex", "sessions"), filepath.Join(home, "codex", "archived_sessions"),
-		filepath.Join(os.Getenv("HOME"), ".gemini", "tmp"),
+		filepath.Join(home, "gemini", ".gemini", "tmp"),
 		filepath.Join(home, "data", "opencode"),
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {

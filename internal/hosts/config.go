@@ -21,7 +21,8 @@ const Layout = `  claude-code  hooks in ~/.claude/settings.json (project: .claud
                MCP server in ~/.claude.json (project: .mcp.json)
   codex        hooks in ~/.codex/hooks.json (project: .codex/hooks.json),
                MCP server in ~/.codex/config.toml (project: .codex/config.toml)
-  gemini       hooks and MCP server in ~/.gemini/settings.json (project: .gemini/settings.json)
+  gemini       hooks and MCP server in ~/.gemini/settings.json (project: .gemini/settings.json;
+               $GEMINI_CLI_HOME/.gemini when Gemini CLI's GEMINI_CLI_HOME is set)
   opencode     MCP server in ~/.config/opencode/opencode.json (project: opencode.json);
                OpenCode has no command hooks
 `
@@ -256,7 +257,7 @@ func hostLayout(host string, o *Options) (layout, error) {
 		}
 		return layout{hooks: filepath.Join(dir, "hooks.json"), specs: codexHooks, server: filepath.Join(dir, "config.toml"), toml: true}, nil
 	case "gemini":
-		file := pick(filepath.Join(o.UserHome, ".gemini", "settings.json"), filepath.Join(o.Dir, ".gemini", "settings.json"))
+		file := pick(filepath.Join(ingest.GeminiHome(o.Getenv, o.UserHome), "settings.json"), filepath.Join(o.Dir, ".gemini", "settings.json"))
 		return layout{
 			hooks: file, specs: geminiHooks, msTimeout: true, server: file, serverKey: "mcpServers",
 			newServer: func(argv []string) *object {

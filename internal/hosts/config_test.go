@@ -3,6 +3,7 @@ package hosts
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,4 +136,33 @@ func pruneEmpty(v map[string]any) map[string]any {
 		out[k] = x
 	}
 	return out
+}
+
+// TestGeminiCLIHome: Gemini CLI reads GEMINI_CLI_HOME as its home
+// directory, so a user-scope install writes $GEMINI_CLI_HOME/.gemini;
+// the project scope is the project's whatever it says.
+func TestGeminiCLIHome(t *testing.T) {
+	moved := t.TempDir()
+	env := func(k string) string {
+		if k == "GEMINI_CLI_HOME" {
+			return moved
+		}
+		return ""
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		project bool
+		want    string
+	}{
+		{false, filepath.Join(moved, ".gemini", "settings.json")},
+		{true, filepath.Join(dir, ".gemini", "settings.json")},
+	} {
+		changes, err := Plan("gemini", Options{Bin: "/opt/memex", UserHome: t.TempDir(), Dir: dir, Project: tc.project, Getenv: env}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(changes) != 1 || changes[0].Path != tc.want {
+			t.Fatalf("project %v: changes %+v, want one to %s", tc.project, changes, tc.want)
+		}
+	}
 }

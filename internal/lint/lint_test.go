@@ -152,9 +152,9 @@ func TestPackageImportRules(t *testing.T) {
 // hostLayout are names that only code knowing a host's file layout
 // writes: its configuration files and the environment variables that move
 // them. internal/hosts owns that knowledge; ingest reads the hosts'
-// transcripts (and resolves CODEX_HOME for both).
+// transcripts (and resolves CODEX_HOME and GEMINI_CLI_HOME for both).
 var hostLayout = []string{
-	"CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME",
+	"CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME",
 	"settings.json", "hooks.json", "config.toml", "opencode.json", ".claude.json", ".mcp.json", "rollout-",
 }
 

@@ -155,7 +155,8 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) 
 		c.phrases = append(c.phrases, newPhraseMatcher(ph))
 	}
 	res := Result{Hits: []Hit{}}
-	var runs []string // runs[i] is res.Hits[i]'s checked.run
+	var runs []string       // runs[i] is res.Hits[i]'s checked.run
+	var lessons []*lessonOf // lessons[i] is res.Hits[i]'s checked.lesson
 	var gone []memex.ID
 	defer func() {
 		if len(gone) > 0 {
@@ -215,10 +216,12 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) 
 					if !c.check {
 						res.Hits = append(res.Hits, o.hit)
 						runs = append(runs, o.run)
+						lessons = append(lessons, o.lesson)
 					}
 				case o.outcome == hitKeep:
 					res.Hits = append(res.Hits, o.hit)
 					runs = append(runs, o.run)
+					lessons = append(lessons, o.lesson)
 				}
 			}
 		}
@@ -232,6 +235,7 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) 
 		// Every candidate was checked: the count is exact.
 		res.Total = uint64(len(res.Hits))
 	}
+	rankLessons(res.Hits, lessons, runs, len(p.words) > 0 && !asksForFailures(p))
 	newestRunsFirst(res.Hits, runs)
 	return res, nil
 }
@@ -286,6 +290,7 @@ const (
 type checked struct {
 	hit     Hit
 	run     string // the tool, command and outcome of a tool run, for newestRunsFirst
+	lesson  *lessonOf
 	outcome outcome
 	err     error
 }
@@ -356,6 +361,7 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	}
 	h.Summary, h.Tokens, h.Session, h.Project, h.Agent = e.DisplaySummary(), e.Tokens, e.Session, e.Project, e.Agent
 	h.Kind, h.Tool, h.Exit, h.Created, h.Aliases = e.Kind, e.Tool, e.Exit, e.Created, e.Aliases
+	lesson := lessonInfo(e)
 	var run string
 	if e.Kind == memex.KindTool && strings.TrimSpace(e.Input) != "" {
 		run = e.Tool + "\x00" + strings.TrimSpace(e.Input)
@@ -366,7 +372,7 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	input := []byte(firstLine(e.Input))
 	if ix.opts.Content == nil || (len(c.terms) == 0 && !c.check) {
 		h.Snippet = snippetOf(input, c.terms)
-		return checked{hit: h, run: run, outcome: hitKeep}
+		return checked{hit: h, run: run, lesson: lesson, outcome: hitKeep}
 	}
 	if ctx.Err() != nil {
 		return late(nil)
@@ -391,7 +397,7 @@ func (c *checker) one(ctx context.Context, dh *search.DocumentMatch) checked {
 	if h.Snippet == "" {
 		h.Snippet = snippetOf(input, c.terms)
 	}
-	return checked{hit: h, run: run, outcome: hitKeep}
+	return checked{hit: h, run: run, lesson: lesson, outcome: hitKeep}
 }
 
 // buffer holds one candidate's content while it is checked; buffers are

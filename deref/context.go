@@ -303,6 +303,7 @@ const (
 	prioWork           // edits, commits, messages (decisions)
 	prioFix            // edits after a failure, and the passing rerun
 	prioFailure        // failed runs: the evidence of what went wrong
+	prioLesson         // failure lessons (package memory): what the failures came to, kept before them
 	prioNote           // agent- or user-written notes
 )
 
@@ -316,6 +317,8 @@ func priorities(entries []memex.Entry) []int {
 		switch {
 		case e.Kind == memex.KindNote:
 			prio[i] = prioNote
+		case e.Kind == memex.KindLesson:
+			prio[i] = prioLesson
 		case isFailure(e):
 			prio[i] = prioFailure
 			failed[key] = true

@@ -91,7 +91,8 @@
 //	01JD...  bash: go test ./... · exit 1 · go test: 1 failed ...  (1,234 tok)
 //
 // in session order. When the lines do not all fit the budget, entries are
-// kept by priority, highest first: agent notes; failures (a non-zero exit,
+// kept by priority, highest first: agent notes; failure lessons (entries of
+// kind lesson, which say what a failure came to); failures (a non-zero exit,
 // or a summary that reports a failure or error); their fixes (edits after a
 // failure, and the same command passing again); other edits, commits and
 // messages (decisions); other tool calls; reasoning; reads, listings and

@@ -156,7 +156,8 @@ type Options struct {
 	// Maintainer serves POST /v1/forget, /v1/verify and /v1/reindex; nil
 	// answers 501.
 	Maintainer Maintainer
-	// Memory serves GET /v1/handoff, GET /v1/stale and memex_handoff;
+	// Memory serves GET /v1/handoff, GET /v1/stale, GET /v1/procedures,
+	// memex_handoff and memex_procedures;
 	// nil answers 501.
 	Memory Memory
 	// Viewer, when set, answers every path but /healthz, /v1 and /mcp

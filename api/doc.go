@@ -60,6 +60,9 @@
 //	GET  /v1/stale                      project limit -> the memories whose
 //	                                    file lines changed in the server's
 //	                                    checkout, newest first
+//	GET  /v1/procedures                 project family -> the procedures of
+//	                                    the project (memex procedures --json);
+//	                                    format=text: their Markdown
 //	POST /v1/forget                     {"refs":[...]} | {"session","project"} |
 //	                                    {"project"}, "dry_run" -> {"forgotten":N}
 //	                                    (with dry_run {"forgotten":0,"matched":N})
@@ -97,6 +100,6 @@
 // # MCP tools
 //
 // memex_search, memex_read, memex_compress and memex_context, described in
-// mcp.go, and memex_handoff (memory.go). Their text results stay under MaxToolTokens (Claude Code cuts MCP
+// mcp.go, memex_handoff (memory.go) and memex_procedures (procedures.go). Their text results stay under MaxToolTokens (Claude Code cuts MCP
 // results above 25,000 tokens).
 package api

@@ -53,6 +53,7 @@ func (s *Server) routes() http.Handler {
 			r.Post("/reindex", s.handleReindex)
 			r.Get("/handoff", s.handleHandoff)
 			r.Get("/stale", s.handleStale)
+			r.Get("/procedures", s.handleProcedures)
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())

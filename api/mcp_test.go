@@ -61,7 +61,7 @@ func TestMCPTools(t *testing.T) {
 			t.Errorf("%s has no description", tl.Name)
 		}
 	}
-	if strings.Join(names, ",") != "memex_compress,memex_context,memex_handoff,memex_read,memex_search" {
+	if strings.Join(names, ",") != "memex_compress,memex_context,memex_handoff,memex_procedures,memex_read,memex_search" {
 		t.Fatalf("tools: %v", names)
 	}
 

@@ -40,6 +40,7 @@ type StaleRequest struct {
 type Memory interface {
 	Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error)
 	Stale(ctx context.Context, req StaleRequest) (any, error)
+	Procedures(ctx context.Context, req ProceduresRequest) (ProceduresResult, error)
 }
 
 // handoffInput is memex_handoff's arguments.
@@ -53,6 +54,7 @@ const handoffDescription = `What earlier sessions (by any agent: Claude Code, Co
 func (s *Server) addMemoryTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_handoff", Description: handoffDescription,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolHandoff)
+	s.addProceduresTool(srv)
 }
 
 func (s *Server) toolHandoff(ctx context.Context, _ *mcp.CallToolRequest, in handoffInput) (*mcp.CallToolResult, any, error) {

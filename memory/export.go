@@ -39,6 +39,21 @@ func Procedures(ctx context.Context, s StateReader, project string, rule Rule) (
 	return ProceduresResult{Project: project, Sessions: sessions, Runs: len(runs), Rule: rule, Procedures: ps}, nil
 }
 
+// Family keeps the procedures of family f ("" keeps all).
+func (r ProceduresResult) Family(f string) ProceduresResult {
+	if f == "" {
+		return r
+	}
+	keep := []Procedure{}
+	for _, p := range r.Procedures {
+		if p.Family == f {
+			keep = append(keep, p)
+		}
+	}
+	r.Procedures = keep
+	return r
+}
+
 // Markdown renders the procedures as Markdown: one section per family,
 // each procedure with its steps and variants, every count with the IDs of
 // the runs behind it. It holds no time of its own: the same runs render

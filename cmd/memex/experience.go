@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
@@ -146,19 +147,8 @@ agents-md write them for agents to read.
 			if err != nil {
 				return err
 			}
-			if o.family != "" {
-				var keep []memory.Procedure
-				for _, p := range res.Procedures {
-					if p.Family == o.family {
-						keep = append(keep, p)
-					}
-				}
-				res.Procedures = keep
-			}
+			res = res.Family(o.family)
 			if o.json {
-				if res.Procedures == nil {
-					res.Procedures = []memory.Procedure{}
-				}
 				return writeJSON(a.stdout, res)
 			}
 			_, err = fmt.Fprint(a.stdout, res.Markdown())
@@ -179,6 +169,12 @@ func (a *app) procedures(ctx context.Context, project string) (memory.Procedures
 		if co := workingCheckout(); co != nil {
 			project = co.Project
 		}
+	}
+	if _, r, ok := a.runningServer(ctx); ok {
+		// The server owns the store: it answers from its own.
+		var res memory.ProceduresResult
+		err := r.GetJSON(ctx, "/v1/procedures", map[string][]string{"project": {project}}, &res)
+		return res, err
 	}
 	s, err := a.readStore(ctx)
 	if err != nil {
@@ -472,4 +468,23 @@ after a distillation was interrupted. Lessons that did not change are left as th
 	f.Var(projectValue{&o.project}, "project", "only the sessions of this project")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	return c
+}
+
+// Procedures serves GET /v1/procedures and memex_procedures.
+func (m memoryService) Procedures(ctx context.Context, req api.ProceduresRequest) (api.ProceduresResult, error) {
+	if req.Project == "" {
+		if co := m.checkout(); co != nil {
+			req.Project = co.Project
+		}
+	}
+	sr, ok := m.store.(memory.StateReader)
+	if !ok {
+		return api.ProceduresResult{}, fmt.Errorf("procedures: this store keeps no runs: %w", memex.ErrInvalid)
+	}
+	res, err := memory.Procedures(ctx, sr, req.Project, memory.Rule{})
+	if err != nil {
+		return api.ProceduresResult{}, err
+	}
+	res = res.Family(req.Family)
+	return api.ProceduresResult{Text: res.Markdown(), Procedures: res}, nil
 }

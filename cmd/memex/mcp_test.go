@@ -44,7 +44,7 @@ func TestMCPStdioBinary(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 5 {
+	if err != nil || len(tools.Tools) != 6 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	if text, isErr := toolText(t, cs, "memex_search", map[string]any{"query": "want 3"}); isErr || !strings.Contains(text, id) {

@@ -1,0 +1,44 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+)
+
+func (m *stubMemory) Procedures(ctx context.Context, req ProceduresRequest) (ProceduresResult, error) {
+	if req.Project == "none" {
+		return ProceduresResult{}, fmt.Errorf("memory: procedures: give a project: %w", memex.ErrInvalid)
+	}
+	text := "### test\n\nUsual: `go test ./...` (" + req.Project + "," + req.Family + ")\n"
+	return ProceduresResult{Text: text, Procedures: map[string]any{"project": req.Project, "family": req.Family}}, nil
+}
+
+func TestProceduresRoutes(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{Memory: &stubMemory{}})
+	w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=github.com/acme/demo&family=test", nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET /v1/procedures: %d %s", w.Code, w.Body)
+	}
+	if got := decode[map[string]any](t, w); got["project"] != "github.com/acme/demo" || got["family"] != "test" {
+		t.Errorf("answer %v", got)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=p&format=text", nil); w.Code != http.StatusOK || !strings.HasPrefix(w.Body.String(), "### test") {
+		t.Errorf("format=text: %d %q", w.Code, w.Body)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=none", nil); w.Code != http.StatusBadRequest {
+		t.Errorf("bad project: %d, want 400", w.Code)
+	}
+	text, isErr := call(t, connectMCP(t, s), "memex_procedures", map[string]any{"project": "p", "family": "test"})
+	if isErr || !strings.Contains(text, "Usual: `go test ./...` (p,test)") {
+		t.Errorf("memex_procedures: %q %v", text, isErr)
+	}
+	bare, _ := newTestServer(t, "", Options{})
+	if w := do(t, bare.Handler(), http.MethodGet, "/v1/procedures", nil); w.Code != http.StatusNotImplemented {
+		t.Errorf("no Memory: %d, want 501", w.Code)
+	}
+}

@@ -63,6 +63,9 @@
 //	GET  /v1/procedures                 project family -> the procedures of
 //	                                    the project (memex procedures --json);
 //	                                    format=text: their Markdown
+//	GET  /v1/hint                       ref project -> {"text"}: the lesson to
+//	                                    remind of after the failed run ref
+//	                                    (the PostToolUse hook); 404 for none
 //	POST /v1/forget                     {"refs":[...]} | {"session","project"} |
 //	                                    {"project"}, "dry_run" -> {"forgotten":N}
 //	                                    (with dry_run {"forgotten":0,"matched":N})

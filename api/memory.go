@@ -41,6 +41,9 @@ type Memory interface {
 	Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error)
 	Stale(ctx context.Context, req StaleRequest) (any, error)
 	Procedures(ctx context.Context, req ProceduresRequest) (ProceduresResult, error)
+	// Hint is the lesson line for a failed run; memex.ErrNotFound when
+	// there is none.
+	Hint(ctx context.Context, req HintRequest) (string, error)
 }
 
 // handoffInput is memex_handoff's arguments.

@@ -71,3 +71,27 @@ func (s *Server) handleProcedures(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, res.Procedures)
 }
+
+// HintRequest asks for the lesson to remind an agent of after a failed
+// run: Ref names the run (an ID or alias, such as the host's tool call
+// key), Project narrows the alias.
+type HintRequest struct {
+	Ref     string `json:"ref"`
+	Project string `json:"project,omitempty"`
+}
+
+// handleHint serves GET /v1/hint?ref=R&project=P: {"text"} with the line
+// to add to the agent's context, 404 when there is none.
+func (s *Server) handleHint(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Memory == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	q := r.URL.Query()
+	text, err := s.opts.Memory.Hint(r.Context(), HintRequest{Ref: q.Get("ref"), Project: q.Get("project")})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"text": text})
+}

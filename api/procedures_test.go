@@ -18,6 +18,24 @@ func (m *stubMemory) Procedures(ctx context.Context, req ProceduresRequest) (Pro
 	return ProceduresResult{Text: text, Procedures: map[string]any{"project": req.Project, "family": req.Family}}, nil
 }
 
+func (m *stubMemory) Hint(ctx context.Context, req HintRequest) (string, error) {
+	if req.Ref != "cc:toolu_1" {
+		return "", fmt.Errorf("memory: hint: nothing for %s: %w", req.Ref, memex.ErrNotFound)
+	}
+	return "memex: this command failed the same way before: lesson (fixed): ... [lesson X]", nil
+}
+
+func TestHintRoute(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{Memory: &stubMemory{}})
+	w := do(t, s.Handler(), http.MethodGet, "/v1/hint?ref=cc:toolu_1&project=p", nil)
+	if got := decode[map[string]string](t, w); w.Code != http.StatusOK || !strings.HasPrefix(got["text"], "memex: this command failed") {
+		t.Fatalf("GET /v1/hint: %d %v", w.Code, got)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/hint?ref=other", nil); w.Code != http.StatusNotFound {
+		t.Fatalf("no hint: %d, want 404", w.Code)
+	}
+}
+
 func TestProceduresRoutes(t *testing.T) {
 	s, _ := newTestServer(t, "", Options{Memory: &stubMemory{}})
 	w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=github.com/acme/demo&family=test", nil)

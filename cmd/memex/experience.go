@@ -17,6 +17,7 @@ import (
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -487,4 +488,46 @@ func (m memoryService) Procedures(ctx context.Context, req api.ProceduresRequest
 	}
 	res = res.Family(req.Family)
 	return api.ProceduresResult{Text: res.Markdown(), Procedures: res}, nil
+}
+
+// Hint serves GET /v1/hint: the lesson line for the failed run req.Ref.
+func (m memoryService) Hint(ctx context.Context, req api.HintRequest) (string, error) {
+	hr, ok := m.store.(memory.HintReader)
+	if !ok {
+		return "", fmt.Errorf("hint: this store keeps no lessons: %w", memex.ErrNotFound)
+	}
+	id, err := hr.Resolve(ctx, req.Ref, req.Project)
+	if err != nil {
+		return "", err
+	}
+	return memory.HintFor(ctx, hr, id)
+}
+
+// mayHint reports whether a captured tool call may earn a lesson line:
+// it failed, and MEMEX_LESSONS does not turn the lines off (off, 0,
+// false, no).
+func mayHint(e memex.Entry) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("MEMEX_LESSONS"))) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return e.Exit != nil && *e.Exit != 0
+}
+
+// lessonHint is the lesson line for the captured tool call e, just
+// archived in s under its host key; "" for none.
+func lessonHint(ctx context.Context, s *archive.Store, e memex.Entry) string {
+	key := hosts.Key(e)
+	if !mayHint(e) || key == "" {
+		return ""
+	}
+	id, err := s.Resolve(ctx, key, e.Project)
+	if err != nil {
+		return ""
+	}
+	text, err := memory.HintFor(ctx, s, id)
+	if err != nil {
+		return ""
+	}
+	return text
 }

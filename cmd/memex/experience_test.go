@@ -7,18 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/testutil"
 )
 
 // jsonlRun is one shell run of a session in memex's JSONL format.
+var experienceProject = "github.com/acme/api"
+
 func jsonlRun(session string, minute int, cmd string, exit int, out string) string {
-	b, _ := json.Marshal(map[string]any{"project": "github.com/acme/api", "session": session, "agent": "claude-code", "kind": "tool",
+	b, _ := json.Marshal(map[string]any{"project": experienceProject, "session": session, "agent": "claude-code", "kind": "tool",
 		"tool": "Bash", "input": cmd, "content": out, "exit": exit, "time": fmt.Sprintf("2026-03-01T10:%02d:00Z", minute),
 		"key": fmt.Sprintf("%s:%d", session, minute)})
 	return string(b) + "\n"
 }
 
 func jsonlEdit(session string, minute int, path string) string {
-	b, _ := json.Marshal(map[string]any{"project": "github.com/acme/api", "session": session, "agent": "claude-code", "kind": "tool",
+	b, _ := json.Marshal(map[string]any{"project": experienceProject, "session": session, "agent": "claude-code", "kind": "tool",
 		"tool": "Edit", "input": `{"file_path":"` + path + `","old_string":"a","new_string":"b"}`,
 		"content": "The file " + path + " has been updated.", "time": fmt.Sprintf("2026-03-01T10:%02d:00Z", minute),
 		"key": fmt.Sprintf("%s:%d", session, minute)})
@@ -168,5 +172,48 @@ func TestExperienceEndToEnd(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d go vet lessons, want 1", n)
+	}
+}
+
+// TestHookRemindsOfLesson: a command that failed in an earlier session,
+// and was fixed there, fails again the same way in a live session: the
+// PostToolUse hook adds the lesson's line to the agent's context, once,
+// unless MEMEX_LESSONS is off.
+func TestHookRemindsOfLesson(t *testing.T) {
+	home := t.TempDir()
+	repo := testutil.NewRepo(t, "git@github.com:acme/api.git")
+	repo.Commit("init", map[string]string{"auth/token.go": "package auth\n"})
+	failure := "--- FAIL: TestRefresh (0.00s)\n    token_test.go:9: token expired check\nFAIL\nFAIL\tgithub.com/acme/api/auth\t0.01s\n"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s1.jsonl")
+	os.WriteFile(file, []byte(jsonlRun("s1", 1, "go test ./auth", 1, failure)+jsonlEdit("s1", 2, "auth/token.go")+
+		jsonlRun("s1", 3, "go test ./auth", 0, "ok  \tgithub.com/acme/api/auth\t0.01s\n")), 0o644)
+	if r := run(t, home, nil, "ingest", "jsonl", file, "-q"); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	ls := lessonsOf(t, home)
+	if len(ls) != 1 || ls[0].Status != "fixed" {
+		t.Fatalf("lessons %+v", ls)
+	}
+	fail := func(session, id string) result {
+		return hostHook(t, home, "claude-code", "PostToolUseFailure", map[string]any{"session_id": session, "cwd": repo.Dir,
+			"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": id,
+			"tool_input": map[string]any{"command": "go test ./auth"}, "error": "Exit code 1\n" + failure})
+	}
+	r := fail("live", "toolu_1")
+	var out struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.HookSpecificOutput.HookEventName != "PostToolUse" ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "lesson (fixed): go test ./auth failed") ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "[lesson "+ls[0].ID+"]") {
+		t.Fatalf("hook output %q: %v", r.stdout, err)
+	}
+	if r := fail("live", "toolu_2"); r.stdout != "" {
+		t.Fatalf("told twice in one session: %q", r.stdout)
+	}
+	t.Setenv("MEMEX_LESSONS", "off")
+	if r := fail("other", "toolu_3"); r.stdout != "" {
+		t.Fatalf("told with MEMEX_LESSONS=off: %q", r.stdout)
 	}
 }

@@ -135,7 +135,13 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 			return nil // a transcript import got there first, as addOnce finds locally
 		}
 		// The server redacts (and counts) what it stores.
-		if _, err := r.add(ctx, e, bytes.NewReader(body), false); err == nil {
+		if stored, err := r.add(ctx, e, bytes.NewReader(body), false); err == nil {
+			if mayHint(e) {
+				var ans struct{ Text string }
+				if r.GetJSON(ctx, "/v1/hint", map[string][]string{"ref": {stored.ID.String()}}, &ans) == nil && ans.Text != "" {
+					return hosts.LessonOutput(a.stdout, ans.Text)
+				}
+			}
 			return nil
 		} else if !errors.Is(err, memex.ErrBusy) && !unanswered(err) {
 			return err
@@ -144,9 +150,19 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 		return a.spool(spoolItem{Entry: &e, Content: body})
 	}
 	e, body = redactBytes(e, body)
-	err := a.withHookStore(ctx, hookAddWait, func(s *archive.Store) error { return addOnce(ctx, s, e, body) })
+	var hint string
+	err := a.withHookStore(ctx, hookAddWait, func(s *archive.Store) error {
+		if err := addOnce(ctx, s, e, body); err != nil {
+			return err
+		}
+		hint = lessonHint(ctx, s, e)
+		return nil
+	})
 	if errors.Is(err, memex.ErrBusy) {
 		return a.spool(spoolItem{Entry: &e, Content: body})
+	}
+	if err == nil && hint != "" {
+		return hosts.LessonOutput(a.stdout, hint)
 	}
 	return err
 }

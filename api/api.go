@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -118,6 +120,10 @@ type ContextRequest struct {
 	Project string `json:"project,omitempty"`
 	Budget  int    `json:"budget,omitempty"`
 	Before  string `json:"before,omitempty"`
+	// Checkout, when set, is the client's checkout (an absolute
+	// directory): entries whose file lines no longer stand there are
+	// marked. Empty: nothing is checked.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // ContextResult is an IndexedSummary (deref's contract) with its plain
@@ -165,10 +171,14 @@ type Options struct {
 	// a browser may carry the token as a cookie there (viewer.go). Nil
 	// answers those paths 404.
 	Viewer http.Handler
-	// Checkout, when set, gives the working tree that memex_read checks
-	// the file lines of entries against (see deref.Checkout); called once
-	// per request.
-	Checkout func() *deref.Checkout
+	// Checkout, when set, gives the working tree that the file lines of
+	// entries are checked against (see deref.Checkout), called once per
+	// request: for dir "", the server's own (what memex_read, and a
+	// handoff or stale request that names none, check against); else the
+	// checkout holding dir, the absolute directory a request names as its
+	// client's (the checkout parameter of deref, context, handoff and
+	// stale), so that a served mark says what the client's files hold.
+	Checkout func(dir string) *deref.Checkout
 
 	// Hosts are the Host names the server answers besides loopback ones
 	// (localhost, 127.0.0.1, ::1): the name or address it is reached by
@@ -274,7 +284,32 @@ func (s *Server) checkout() *deref.Checkout {
 	if s.opts.Checkout == nil {
 		return nil
 	}
-	return s.opts.Checkout()
+	return s.opts.Checkout("")
+}
+
+// clientCheckout is the checkout a request names (dir, its client's
+// working directory or repository root): nil when it names none or the
+// server checks nothing. A dir that is not an absolute path of a directory
+// is memex.ErrInvalid.
+func (s *Server) clientCheckout(dir string) (*deref.Checkout, error) {
+	if dir == "" || s.opts.Checkout == nil {
+		return nil, nil
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	return s.opts.Checkout(dir), nil
+}
+
+// checkDir accepts the absolute path of a directory the server can see.
+func checkDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("checkout %q: not an absolute path: %w", dir, memex.ErrInvalid)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("checkout %q: not a directory the server can read: %w", dir, memex.ErrInvalid)
+	}
+	return nil
 }
 
 func (s *Server) session() string {

@@ -31,12 +31,13 @@
 //	                                    "content_base64" and no "content" when
 //	                                    the bytes are not valid UTF-8 (streamed;
 //	                                    &indent=N indents it by N spaces)
-//	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":""}
-//	                                    -> the deref contract's JSON plus "text"
+//	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":"",
+//	                                    "checkout":DIR} -> the deref contract's
+//	                                    JSON plus "text"
 //	GET  /v1/search?q=...               limit project session agent kind tool
 //	                                    before after (IDs or aliases)
-//	GET  /v1/context                    session project budget before -> the
-//	                                    IndexedSummary
+//	GET  /v1/context                    session project budget before checkout
+//	                                    -> the IndexedSummary
 //	GET  /v1/sessions                   project agent -> every session (SessionInfo:
 //	                                    agent, project, start, end, entries,
 //	                                    tokens, compactions, parent), oldest first
@@ -54,11 +55,11 @@
 //	                                    memex ingest --json's plus "warnings"
 //	                                    (the first 20 problems) and
 //	                                    "more_warnings" (how many others)
-//	GET  /v1/handoff                    project budget exclude -> the handoff
-//	                                    capsule (package memory's JSON, with
-//	                                    "text"); format=text: the text alone
-//	GET  /v1/stale                      project limit -> the memories whose
-//	                                    file lines changed in the server's
+//	GET  /v1/handoff                    project budget exclude checkout -> the
+//	                                    handoff capsule (package memory's JSON,
+//	                                    with "text"); format=text: the text alone
+//	GET  /v1/stale                      project limit checkout -> the memories
+//	                                    whose file lines changed in the
 //	                                    checkout, newest first
 //	GET  /v1/procedures                 project family -> the procedures of
 //	                                    the project (memex procedures --json);
@@ -80,6 +81,12 @@
 //	                                    a browser signs in once (POST /_login, or
 //	                                    a link with ?token=) and carries a cookie
 //	                                    that opens the viewer only (viewer.go)
+//
+// checkout names the client's checkout (an absolute directory: its
+// repository root, or any directory in it): the file lines entries showed
+// are checked against the files there, so that a served mark says what the
+// client's files hold, not the server's. Deref and context without it
+// check nothing; handoff and stale check the server's own directory.
 //
 // Every route refuses a Host that is not loopback or in Options.Hosts
 // (DNS rebinding) and a foreign Origin with 403 "forbidden"; JSON routes

@@ -430,6 +430,9 @@ type derefRequest struct {
 	Budget  int      `json:"budget"`
 	Query   string   `json:"query"`
 	Project string   `json:"project"`
+	// Checkout is the client's checkout (an absolute directory) that the
+	// file lines of the entries are checked against; "" checks nothing.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // derefJSON is deref's JSON contract plus the plain rendering the budget
@@ -457,7 +460,12 @@ func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("deref: budget %d: %w", req.Budget, memex.ErrInvalid))
 		return
 	}
-	res, err := s.reader.Deref(r.Context(), req.Refs, deref.Options{Budget: req.Budget, Query: req.Query, Project: req.Project})
+	co, err := s.clientCheckout(req.Checkout)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("deref: %w", err))
+		return
+	}
+	res, err := s.reader.Deref(r.Context(), req.Refs, deref.Options{Budget: req.Budget, Query: req.Query, Project: req.Project, Checkout: co})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -490,7 +498,7 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.context(r.Context(), ContextRequest{Session: q.Get("session"), Project: q.Get("project"),
-		Budget: budget, Before: q.Get("before")})
+		Budget: budget, Before: q.Get("before"), Checkout: q.Get("checkout")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

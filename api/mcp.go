@@ -260,6 +260,11 @@ func (s *Server) context(ctx context.Context, req ContextRequest) (ContextResult
 		return ContextResult{}, fmt.Errorf("context: give a session or a project: %w", memex.ErrInvalid)
 	}
 	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget}
+	co, err := s.clientCheckout(req.Checkout)
+	if err != nil {
+		return ContextResult{}, fmt.Errorf("context: %w", err)
+	}
+	opts.Checkout = co
 	if req.Before != "" {
 		id, err := s.opts.Store.Resolve(ctx, req.Before, req.Project)
 		if err != nil {

@@ -17,6 +17,10 @@ type HandoffRequest struct {
 	Project string `json:"project,omitempty"`
 	Budget  int    `json:"budget,omitempty"`
 	Exclude string `json:"exclude,omitempty"`
+	// Checkout is the client's checkout (an absolute directory, checked
+	// by the API) that edited files are checked against; "" is the
+	// server's own directory.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // HandoffResult is a capsule: its rendering, the count of earlier sessions
@@ -33,6 +37,10 @@ type HandoffResult struct {
 type StaleRequest struct {
 	Project string `json:"project,omitempty"`
 	Limit   int    `json:"limit,omitempty"`
+	// Checkout is the client's checkout (an absolute directory, checked
+	// by the API) that the memories are checked against; "" is the
+	// server's own directory.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // Memory answers the project-memory requests (cmd/memex adapts package
@@ -75,7 +83,16 @@ func (s *Server) toolHandoff(ctx context.Context, _ *mcp.CallToolRequest, in han
 	return textResult(res.Text), nil, nil
 }
 
-// handleHandoff serves GET /v1/handoff?project=P&budget=N&exclude=S
+// checkoutParam accepts an empty checkout parameter or the absolute path
+// of a directory.
+func checkoutParam(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return checkDir(dir)
+}
+
+// handleHandoff serves GET /v1/handoff?project=P&budget=N&exclude=S&checkout=DIR
 // (format=text for the rendering alone).
 func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Memory == nil {
@@ -92,7 +109,12 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("budget must be positive: %w", memex.ErrInvalid))
 		return
 	}
-	res, err := s.opts.Memory.Handoff(r.Context(), HandoffRequest{Project: q.Get("project"), Budget: budget, Exclude: q.Get("exclude")})
+	if err := checkoutParam(q.Get("checkout")); err != nil {
+		s.writeError(w, r, fmt.Errorf("handoff: %w", err))
+		return
+	}
+	res, err := s.opts.Memory.Handoff(r.Context(), HandoffRequest{Project: q.Get("project"), Budget: budget,
+		Exclude: q.Get("exclude"), Checkout: q.Get("checkout")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -105,7 +127,7 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res.Capsule)
 }
 
-// handleStale serves GET /v1/stale?project=P&limit=N.
+// handleStale serves GET /v1/stale?project=P&limit=N&checkout=DIR.
 func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Memory == nil {
 		s.writeError(w, r, errUnavailable)
@@ -116,7 +138,12 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.opts.Memory.Stale(r.Context(), StaleRequest{Project: r.URL.Query().Get("project"), Limit: limit})
+	q := r.URL.Query()
+	if err := checkoutParam(q.Get("checkout")); err != nil {
+		s.writeError(w, r, fmt.Errorf("stale: %w", err))
+		return
+	}
+	res, err := s.opts.Memory.Stale(r.Context(), StaleRequest{Project: q.Get("project"), Limit: limit, Checkout: q.Get("checkout")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -11,7 +11,10 @@ import (
 )
 
 // stubMemory answers as package memory does, recording the requests.
-type stubMemory struct{ handoffs []HandoffRequest }
+type stubMemory struct {
+	handoffs []HandoffRequest
+	stales   []StaleRequest
+}
 
 func (m *stubMemory) Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error) {
 	m.handoffs = append(m.handoffs, req)
@@ -23,6 +26,7 @@ func (m *stubMemory) Handoff(ctx context.Context, req HandoffRequest) (HandoffRe
 }
 
 func (m *stubMemory) Stale(ctx context.Context, req StaleRequest) (any, error) {
+	m.stales = append(m.stales, req)
 	return map[string]any{"project": req.Project, "items": []any{}}, nil
 }
 

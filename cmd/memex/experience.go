@@ -474,7 +474,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 // Procedures serves GET /v1/procedures and memex_procedures.
 func (m memoryService) Procedures(ctx context.Context, req api.ProceduresRequest) (api.ProceduresResult, error) {
 	if req.Project == "" {
-		if co := m.checkout(); co != nil {
+		if co := m.checkout(""); co != nil {
 			req.Project = co.Project
 		}
 	}

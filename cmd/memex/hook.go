@@ -393,6 +393,9 @@ func handoffOff() bool {
 func (a *app) handoffText(ctx context.Context, project, session, cwd string) (string, int, error) {
 	if _, r, ok := a.runningServer(ctx); ok {
 		q := map[string][]string{"project": {project}, "exclude": {session}}
+		if co := checkoutOf(cwd); co != nil {
+			q["checkout"] = []string{co.Root} // the session's files, not the server's
+		}
 		var c memory.Capsule
 		if err := r.GetJSON(ctx, "/v1/handoff", q, &c); err != nil {
 			return "", 0, err

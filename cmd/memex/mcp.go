@@ -47,7 +47,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 func (a *app) toolServer() (*api.Server, error) {
 	ls := lockedStore{a: a}
 	return api.New(api.Options{Store: ls, Index: ls, Catalog: ls, Session: liveSession, Agent: liveAgent(),
-		Memory: newMemoryService(ls), Checkout: workingCheckout, Version: version, Logger: a.log})
+		Memory: newMemoryService(ls), Checkout: checkoutAt, Version: version, Logger: a.log})
 }
 
 // liveSession is the agent session memex runs in, from the host's

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -24,6 +26,25 @@ func workingCheckout() *deref.Checkout {
 		return nil
 	}
 	return checkoutOf(wd)
+}
+
+// checkoutAt is api.Options.Checkout: the checkout holding dir, the
+// current directory's for "".
+func checkoutAt(dir string) *deref.Checkout {
+	if dir == "" {
+		return workingCheckout()
+	}
+	return checkoutOf(dir)
+}
+
+// checkoutRoot is the root of the current directory's checkout, which a
+// request to a running server names as the client's; "" when there is no
+// current directory.
+func checkoutRoot() string {
+	if co := workingCheckout(); co != nil {
+		return co.Root
+	}
+	return ""
 }
 
 // checkoutOf is the checkout holding dir.
@@ -82,11 +103,7 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return writeJSON(a.stdout, capsule)
-			}
-			_, err = fmt.Fprint(a.stdout, ensureNewline(capsule.Text))
-			return err
+			return a.printHandoff(capsule, o.json)
 		},
 	}
 	f := c.Flags()
@@ -140,21 +157,7 @@ The checkout is the current directory's repository; its project is the default.
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return writeJSON(a.stdout, res)
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			for _, it := range res.Items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), deref.MarkText(it.Evidence), oneLine(it.Summary, 100))
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stderr, "memex: %d of %d checked memories of %s stale in %s\n", len(res.Items), res.Checked, res.Project, co.Root)
-			if res.Partial {
-				fmt.Fprintf(a.stderr, "memex: the check ran out of time (%s); older memories were not checked\n", staleTimeout)
-			}
-			return nil
+			return a.printStale(res, co.Root, o.json)
 		},
 	}
 	f := c.Flags()
@@ -162,6 +165,80 @@ The checkout is the current directory's repository; its project is the default.
 	f.IntVar(&o.limit, "limit", 0, "list at most N (0: all)")
 	f.BoolVar(&o.json, "json", false, "print the list as JSON")
 	return c
+}
+
+func (a *app) printHandoff(c memory.Capsule, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, c)
+	}
+	_, err := fmt.Fprint(a.stdout, ensureNewline(c.Text))
+	return err
+}
+
+func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, res)
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	for _, it := range res.Items {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), deref.MarkText(it.Evidence), oneLine(it.Summary, 100))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "memex: %d of %d checked memories of %s stale in %s\n", len(res.Items), res.Checked, res.Project, root)
+	if res.Partial {
+		fmt.Fprintf(a.stderr, "memex: the check ran out of time (%s); older memories were not checked\n", staleTimeout)
+	}
+	return nil
+}
+
+// remoteHandoff is memex handoff through a running server, whose check of
+// the edited files runs against this checkout.
+func (a *app) remoteHandoff(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	q := url.Values{"checkout": {checkoutRoot()}}
+	project, _ := f.GetString("project")
+	if project == "" {
+		if co := workingCheckout(); co != nil {
+			project = co.Project
+		}
+	}
+	q.Set("project", project)
+	if budget, _ := f.GetInt("budget"); budget > 0 {
+		q.Set("budget", strconv.Itoa(budget))
+	}
+	var capsule memory.Capsule
+	if err := r.GetJSON(ctx, "/v1/handoff", q, &capsule); err != nil {
+		return err
+	}
+	asJSON, _ := f.GetBool("json")
+	return a.printHandoff(capsule, asJSON)
+}
+
+// remoteStale is memex stale through a running server, checked against
+// this checkout.
+func (a *app) remoteStale(ctx context.Context, r *remote, c *cobra.Command) error {
+	f := c.Flags()
+	root := checkoutRoot()
+	if root == "" {
+		return fmt.Errorf("stale: no current directory to check against")
+	}
+	q := url.Values{"checkout": {root}}
+	project, _ := f.GetString("project")
+	if project == "" {
+		project = workingCheckout().Project
+	}
+	q.Set("project", project)
+	if limit, _ := f.GetInt("limit"); limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var res memory.StaleResult
+	if err := r.GetJSON(ctx, "/v1/stale", q, &res); err != nil {
+		return err
+	}
+	asJSON, _ := f.GetBool("json")
+	return a.printStale(res, root, asJSON)
 }
 
 // staleTimeout bounds memex stale's file checks.
@@ -199,7 +276,12 @@ func newMemoryService(s memory.Store) memoryService {
 	return memoryService{store: s, dir: wd}
 }
 
-func (m memoryService) checkout() *deref.Checkout {
+// checkout is the checkout of dir, the client's (a request names it),
+// else of the directory the server runs in.
+func (m memoryService) checkout(dir string) *deref.Checkout {
+	if dir != "" {
+		return checkoutOf(dir)
+	}
 	if m.dir == "" {
 		return nil
 	}
@@ -207,7 +289,7 @@ func (m memoryService) checkout() *deref.Checkout {
 }
 
 func (m memoryService) Handoff(ctx context.Context, req api.HandoffRequest) (api.HandoffResult, error) {
-	co := m.checkout()
+	co := m.checkout(req.Checkout)
 	if req.Project == "" && co != nil {
 		req.Project = co.Project
 	}
@@ -219,7 +301,7 @@ func (m memoryService) Handoff(ctx context.Context, req api.HandoffRequest) (api
 }
 
 func (m memoryService) Stale(ctx context.Context, req api.StaleRequest) (any, error) {
-	co := m.checkout()
+	co := m.checkout(req.Checkout)
 	if co == nil {
 		return nil, fmt.Errorf("stale: the server has no working directory to check against: %w", memex.ErrInvalid)
 	}

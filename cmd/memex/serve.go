@@ -220,7 +220,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	srv, err := api.New(api.Options{
 		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix}, Viewer: viewer,
 		Maintainer: maintainer{s, ix, a.home},
-		Memory:     newMemoryService(s), Checkout: workingCheckout,
+		Memory:     newMemoryService(s), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
 		// An add through the server takes what a local add takes: the
@@ -529,6 +529,10 @@ func (a *app) route(ctx context.Context) (routed bool, err error) {
 		err = a.remoteDeref(ctx, r, c)
 	case "context":
 		err = a.remoteContext(ctx, r, c)
+	case "handoff":
+		err = a.remoteHandoff(ctx, r, c)
+	case "stale":
+		err = a.remoteStale(ctx, r, c)
 	case "sessions":
 		err = a.remoteSessions(ctx, r, c)
 	case "stats":
@@ -706,6 +710,11 @@ func (a *app) remoteDeref(ctx context.Context, r *remote, c *cobra.Command) erro
 		Text string `json:"text"`
 	}
 	req := map[string]any{"refs": f.Args(), "budget": budget, "query": query, "project": project}
+	if noCheck, _ := f.GetBool("no-check"); !noCheck {
+		// The server checks the file lines against this checkout, not
+		// the directory it runs in.
+		req["checkout"] = checkoutRoot()
+	}
 	err := r.PostJSON(ctx, "/v1/deref", req, &res)
 	if err != nil {
 		return err
@@ -738,6 +747,9 @@ func (a *app) remoteContext(ctx context.Context, r *remote, c *cobra.Command) er
 	}
 	budget, _ := f.GetInt("budget")
 	q.Set("budget", strconv.Itoa(budget))
+	if noCheck, _ := f.GetBool("no-check"); !noCheck {
+		q.Set("checkout", checkoutRoot())
+	}
 	var res api.ContextResult
 	if err := r.GetJSON(ctx, "/v1/context", q, &res); err != nil {
 		return err

@@ -440,13 +440,28 @@ func lessonText(l Lesson) string {
 var runners = map[string]bool{"bash": true, "shell": true, "exec_command": true, "shell_command": true, "local_shell": true,
 	"run": true, "run_shell_command": true, "execute_command": true, "terminal": true, "run_terminal_cmd": true}
 
-// runCommand parses the command of a tool entry that ran one.
+// sweCommands are the commands SWE-agent gives its agent beside the
+// shell: they view and edit files, they run nothing.
+var sweCommands = map[string]bool{"open": true, "goto": true, "scroll_up": true, "scroll_down": true, "create": true, "edit": true,
+	"search_dir": true, "search_file": true, "find_file": true, "submit": true, "str_replace_editor": true, "filemap": true}
+
+// runCommand parses the command of a tool entry that ran one: a shell
+// tool's, or a shell action recorded under its program's name (SWE-agent
+// names a step's tool by the first word of its action).
 func runCommand(e memex.Entry) (Command, bool) {
-	if e.Kind != memex.KindTool || !runners[strings.ToLower(e.Tool)] || strings.TrimSpace(e.Input) == "" {
+	if e.Kind != memex.KindTool || strings.TrimSpace(e.Input) == "" {
+		return Command{}, false
+	}
+	if !runners[strings.ToLower(e.Tool)] && !shellAction(e) {
 		return Command{}, false
 	}
 	c := ParseCommand(e.Input)
 	return c, len(c.Words) > 0
+}
+
+func shellAction(e memex.Entry) bool {
+	f := strings.Fields(e.Input)
+	return len(f) > 0 && f[0] == e.Tool && !sweCommands[e.Tool] && !strings.HasPrefix(e.Tool, "exit_")
 }
 
 type outcome int
@@ -524,13 +539,16 @@ func runOutcome(e memex.Entry, c Command) outcome {
 			return outcomeFailed // a test run whose failures a pipe hid
 		}
 		return outcomePassed
-	case deref.Failed(e):
-		return outcomeFailed
+	case deref.Failed(e), reNoProgram.MatchString(e.Summary):
+		return outcomeFailed // no exit status recorded (SWE-agent): what the output says
 	case c.Family != "" && rePassed.MatchString(e.Summary):
 		return outcomePassed
 	}
 	return outcomeUnknown
 }
+
+// reNoProgram is a shell's word for a program it could not run.
+var reNoProgram = regexp.MustCompile(`: command not found|: No such file or directory|: Permission denied`)
 
 var rePassed = regexp.MustCompile(`\b\d+ passed\b|\bOK\b|\bok\b|\bPASS\b|\bsucceeded\b|\bBuild succeeded\b`)
 

@@ -216,3 +216,32 @@ func TestLessonsAreDeterministic(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+// TestLessonsOfSWEAgentActions: SWE-agent records a shell action under
+// the name of its program ("./mvnw", "python"), with no exit status; its
+// runs are mined like any shell's, its own commands (edit, open, ...) are
+// not runs.
+func TestLessonsOfSWEAgentActions(t *testing.T) {
+	s := newSession(t, "swe")
+	act := func(cmd, summary string) memex.ID {
+		return s.add(memex.Entry{Agent: "swe-agent", Tool: strings.Fields(cmd)[0], Input: cmd, Summary: summary})
+	}
+	fail := act("./mvnw test -Dtest=ReproduceTest", "./mvnw: ./mvnw test -Dtest=ReproduceTest · Error: JAVA_HOME is not defined correctly. · 2 lines")
+	act("find /usr/lib/jvm -type d", "find: find /usr/lib/jvm -type d · found 0 paths:")
+	again := act("./mvnw test -Dtest=ReproduceTest", "./mvnw: ./mvnw test -Dtest=ReproduceTest · Error: JAVA_HOME is not defined correctly. · 2 lines")
+	act("open src/Main.java", "open: open src/Main.java · Error: File src/Main.java not found")
+	act("mvn test -Dtest=ReproduceTest", "mvn: mvn test -Dtest=ReproduceTest · /bin/bash: line 8919: mvn: command not found · 1 line")
+	act("submit", "submit: submit · 1 line")
+	ls := Lessons(s.entries)
+	if len(ls) != 2 {
+		t.Fatalf("lessons %+v", ls)
+	}
+	l := ls[0]
+	if l.Command != "./mvnw test -Dtest=ReproduceTest" || l.Status != StatusAbandoned || len(l.Failures) != 2 ||
+		l.Failures[0] != fail || l.Failures[1] != again || !strings.Contains(l.Error, "JAVA_HOME is not defined correctly") {
+		t.Fatalf("lesson %+v", l)
+	}
+	if ls[1].Command != "mvn test -Dtest=ReproduceTest" || !strings.Contains(ls[1].Error, "command not found") {
+		t.Fatalf("lesson %+v", ls[1])
+	}
+}

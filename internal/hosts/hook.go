@@ -117,6 +117,11 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	if in.ToolUseID != "" {
 		e.Aliases = []string{ingest.ToolKey(host, in.SessionID, in.ToolUseID), in.ToolUseID}
 	}
+	if in.Cwd != "" {
+		// As the transcript importers record it: paths are told relative
+		// to it (a lesson's fix files, a procedure's cd).
+		e.Attrs["cwd"] = in.Cwd
+	}
 	if in.AgentID != "" {
 		e.Attrs["subagent"] = in.AgentID
 	}

@@ -72,3 +72,16 @@ func TestInvalidUTF8IsCounted(t *testing.T) {
 		t.Fatalf("attrs %v body %q", e.Attrs, body)
 	}
 }
+
+// TestToolEntryRecordsCwd: a hook's entry keeps the working directory, as
+// the transcript importers do, so that paths read relative to it.
+func TestToolEntryRecordsCwd(t *testing.T) {
+	raw := []byte(`{"tool_name":"Edit","cwd":"/home/u/api","tool_input":{"file_path":"/home/u/api/auth/token.go"},"tool_response":{}}`)
+	in, err := ReadHook(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := ToolEntry("claude-code", in); e.Attrs["cwd"] != "/home/u/api" {
+		t.Fatalf("attrs %v", e.Attrs)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/memex-archive/memex"
 )
@@ -68,6 +69,9 @@ type UpdateReport struct {
 	Runs     int        `json:"runs"` // runs procedures learn from, in those sessions
 }
 
+// updating serialises Update in the process that owns the store.
+var updating sync.Mutex
+
 // State names.
 const (
 	stateRuns      = "memory/runs/"
@@ -112,6 +116,14 @@ func hintHash(command, sig string) string {
 // from, and the hints of their lessons. A session that no longer exists
 // has its lessons and runs removed.
 func Update(ctx context.Context, w Writer, refs []memex.SessionRef, opts UpdateOptions) (UpdateReport, error) {
+	// A project's state is read, changed and written back: two updates at
+	// once (a server's imports and hooks) would lose one's runs.
+	updating.Lock()
+	defer updating.Unlock()
+	return update(ctx, w, refs, opts)
+}
+
+func update(ctx context.Context, w Writer, refs []memex.SessionRef, opts UpdateOptions) (UpdateReport, error) {
 	var rep UpdateReport
 	byProject := map[string][]memex.SessionRef{}
 	var projects []string
@@ -361,6 +373,8 @@ func setState(ctx context.Context, w Writer, name string, v any) error {
 // procedure cites them; a lesson among them is recorded as forgotten and
 // not made again. It returns the lesson entries it removed in turn.
 func Forgotten(ctx context.Context, w Writer, gone []memex.Entry, opts UpdateOptions) (UpdateReport, error) {
+	updating.Lock()
+	defer updating.Unlock()
 	var refs []memex.SessionRef
 	lessons := map[string][]string{}
 	for _, e := range gone {
@@ -384,7 +398,7 @@ func Forgotten(ctx context.Context, w Writer, gone []memex.Entry, opts UpdateOpt
 			return UpdateReport{}, err
 		}
 	}
-	return Update(ctx, w, refs, opts)
+	return update(ctx, w, refs, opts)
 }
 
 func compactStrings(s []string) []string {

@@ -787,6 +787,15 @@ func FailedRun(e memex.Entry) (string, bool) {
 	return c.Line(), true
 }
 
+// Decisive reports whether e is a run whose outcome is known (it passed
+// or failed, as lessons and procedures count runs): an entry that may
+// open, close or add to a failure episode, or teach a procedure. A live
+// capture distils its session again after one (see Update).
+func Decisive(e memex.Entry) bool {
+	c, ok := runCommand(e)
+	return ok && runOutcome(e, c) != outcomeUnknown
+}
+
 // lessonAttrs are the attributes of a lesson entry (see LessonEntry).
 const (
 	attrLessonOf = "lesson_of" // the episode's first failure: the lesson's identity

@@ -88,6 +88,18 @@ func (a *app) ingestAndDistill(ctx context.Context, s *archive.Store, ix *index.
 	return rep, nil
 }
 
+// distillRun distils the session of e, a captured tool call just
+// archived, when e is a run that passed or failed: a live session's
+// lessons and procedures follow it call by call (the next catch-up
+// indexes its lessons), not only when its transcript is imported.
+func distillRun(ctx context.Context, s *archive.Store, e memex.Entry) error {
+	if !memory.Decisive(e) {
+		return nil
+	}
+	_, err := distill(ctx, s, nil, []memex.SessionRef{e.SessionRef()}, nil)
+	return err
+}
+
 // forgetEntries forgets ids (catchup.Forget) and then distils their
 // sessions again, so that no lesson or procedure cites them.
 func forgetEntries(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID, forget func() error) error {

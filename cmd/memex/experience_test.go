@@ -217,3 +217,40 @@ func TestHookRemindsOfLesson(t *testing.T) {
 		t.Fatalf("told with MEMEX_LESSONS=off: %q", r.stdout)
 	}
 }
+
+// TestHooksDistilLiveSession: a live session captured by the PostToolUse
+// hooks alone (no transcript imported) has its lesson as soon as the
+// failing command passes: failed, edited, passed makes a fixed lesson
+// citing the three calls; the same hooks delivered again change nothing.
+func TestHooksDistilLiveSession(t *testing.T) {
+	home := t.TempDir()
+	repo := testutil.NewRepo(t, "git@github.com:acme/api.git")
+	repo.Commit("init", map[string]string{"auth/token.go": "package auth\n"})
+	failure := "--- FAIL: TestRefresh (0.00s)\n    token_test.go:9: token expired check\nFAIL\nFAIL\tgithub.com/acme/api/auth\t0.01s\n"
+	calls := []map[string]any{
+		{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": "toolu_1",
+			"tool_input": map[string]any{"command": "go test ./auth"}, "error": "Exit code 1\n" + failure},
+		{"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_use_id": "toolu_2",
+			"tool_input":    map[string]any{"file_path": filepath.Join(repo.Dir, "auth/token.go"), "old_string": "a", "new_string": "b"},
+			"tool_response": map[string]any{"filePath": filepath.Join(repo.Dir, "auth/token.go")}},
+		{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_3",
+			"tool_input":    map[string]any{"command": "go test ./auth"},
+			"tool_response": map[string]any{"stdout": "ok  \tgithub.com/acme/api/auth\t0.01s\n", "stderr": "", "interrupted": false}},
+	}
+	send := func() {
+		for _, c := range calls {
+			c["session_id"], c["cwd"] = "live", repo.Dir
+			hostHook(t, home, "claude-code", c["hook_event_name"].(string), c)
+		}
+	}
+	send()
+	ls := lessonsOf(t, home)
+	if len(ls) != 1 || ls[0].Status != "fixed" || !strings.Contains(ls[0].Text, "go test ./auth failed") ||
+		!strings.Contains(ls[0].Text, "fixed by editing auth/token.go") || len(ls[0].Cites) != 3 {
+		t.Fatalf("lessons after the live calls: %+v", ls)
+	}
+	send()
+	if again := lessonsOf(t, home); len(again) != 1 || again[0].ID != ls[0].ID {
+		t.Fatalf("lessons after the same calls again: %+v, were %+v", again, ls)
+	}
+}

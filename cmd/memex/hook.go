@@ -156,7 +156,7 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 			return err
 		}
 		hint = lessonHint(ctx, s, e)
-		return nil
+		return distillRun(ctx, s, e)
 	})
 	if errors.Is(err, memex.ErrBusy) {
 		return a.spool(spoolItem{Entry: &e, Content: body})

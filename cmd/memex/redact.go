@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -23,14 +24,24 @@ func redactWrite(e *memex.Entry, body io.Reader) io.Reader {
 	return r
 }
 
-// redactingStore is the archive as the API writes to it.
-type redactingStore struct{ *archive.Store }
+// redactingStore is the archive as the API writes to it: redacted, and
+// the lessons of a session distilled again after a run (distillRun).
+type redactingStore struct {
+	*archive.Store
+	log *slog.Logger
+}
 
 func (r redactingStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.Entry, error) {
 	if !api.NoRedact(ctx) {
 		body = redactWrite(&e, body)
 	}
-	return r.Store.Add(ctx, e, body)
+	got, err := r.Store.Add(ctx, e, body)
+	if err == nil {
+		if derr := distillRun(ctx, r.Store, got); derr != nil {
+			r.log.Warn("distill", "id", got.ID, "err", derr) // the entry is archived: memex distill retries
+		}
+	}
+	return got, err
 }
 
 // redacting is redactWrite for the CLI: off (--no-redact) passes the body

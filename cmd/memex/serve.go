@@ -218,7 +218,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	srv, err := api.New(api.Options{
-		Store: redactingStore{s}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix}, Viewer: viewer,
+		Store: redactingStore{s, a.log}, Index: searcher{s, ix}, Catalog: catalog{s}, Ingester: importer{s, ix}, Viewer: viewer,
 		Maintainer: maintainer{s, ix, a.home},
 		Memory:     newMemoryService(s), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",

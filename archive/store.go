@@ -41,7 +41,7 @@ type Options struct {
 	// call Sync at the end). Default false: every Add is durable on return.
 	NoSync bool
 	// MinFree is the free disk space, in bytes, that writes leave
-	// untouched: an Add that would leave less fails with memex.ErrDiskFull
+	// untouched (the ballast, when there is one, counts as part of it): an Add that would leave less fails with memex.ErrDiskFull
 	// before writing anything. Pebble cannot finish its own work (flushes,
 	// compactions) on a full disk, so the store stops well before that.
 	// Default 64 MiB; negative disables the check.
@@ -51,6 +51,13 @@ type Options struct {
 	// lost), and the loss is recorded (Losses). Without it such an Open
 	// fails with a *WALDamage and changes nothing.
 	RepairWAL bool
+	// Ballast names a file that a writable store keeps on its disk,
+	// BallastSize bytes allocated, and deletes when Pebble meets a full
+	// disk, so that the write Pebble was doing can finish and the store
+	// refuses further writes (memex.ErrDiskFull) and closes cleanly
+	// instead of stopping dead; it is made again once the disk has room.
+	// Default: none (a full disk is then met only by MinFree).
+	Ballast string
 	// Logger receives Pebble's and the store's own log lines. Default: a
 	// logger that drops them (a CLI prints only what it means to).
 	Logger *slog.Logger
@@ -87,6 +94,8 @@ type Store struct {
 	damage *WALDamage
 	// fs is the file system of a writable store (see Purge).
 	fs *shredFS
+	// ballast is the file given up to a full disk (Options.Ballast).
+	ballast *ballast
 	// purge collects the key ranges of deleted entries for Purge.
 	purge purgeSet
 	// mu is held shared by Add from the dedup look-up to the commit, and
@@ -127,6 +136,14 @@ func Open(dir string, opts *Options) (*Store, error) {
 		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
 			msg, _, _ := strings.Cut(info.Details.Error(), "\n")
 			o.Logger.Debug("damaged store file", "path", info.Path, "err", msg)
+		}, BackgroundError: func(err error) {
+			// A flush or compaction that met a full disk is retried; the
+			// store's writes say disk full in a line of their own.
+			if IsDiskFull(err) {
+				o.Logger.Debug("background error: "+err.Error(), "component", "pebble")
+				return
+			}
+			o.Logger.Error("background error: "+err.Error(), "component", "pebble")
 		}},
 	}
 	po.FormatMajorVersion = pebble.FormatWALSyncChunks
@@ -146,6 +163,29 @@ func Open(dir string, opts *Options) (*Store, error) {
 	// Writable, obsolete files are deleted, never recycled (see Purge).
 	shred := newShredFS(fs)
 	po.FS, po.Cleaner = shred, pebble.ArchiveCleaner{}
+	var bal *ballast
+	if !o.ReadOnly && !o.InMemory {
+		// A writer that could not flush the logs it replays would wait on
+		// Pebble's retries for good: refuse it at once (reads still work).
+		free, ferr := diskFree(existingDir(dir))
+		if ferr == nil && o.MinFree >= 0 {
+			if err := checkOpenSpace(dir, free); err != nil {
+				return nil, err
+			}
+		}
+		if o.Ballast != "" {
+			bal = &ballast{path: o.Ballast}
+			if ferr == nil {
+				bal.ensure(free, openFree)
+			}
+		}
+		po.FS = vfs.OnDiskFull(shred, func() {
+			o.Logger.Warn("archive: the disk of " + dir + " is full; writes are refused until there is room")
+			if bal != nil {
+				bal.release()
+			}
+		})
+	}
 	if o.ReadOnly && !o.InMemory {
 		if ok, err := Exists(dir); err != nil {
 			return nil, fmt.Errorf("archive: open %s: %w", dir, err)
@@ -169,7 +209,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir, fs: shred}
+	s := &Store{db: db, opts: o, log: o.Logger, wo: pebble.Sync, dir: dir, fs: shred, ballast: bal}
 	s.free = cachedFree(func() (uint64, error) { return diskFree(dir) }, uint64(max(o.MinFree, 0))+1<<30)
 	if o.NoSync {
 		s.wo = pebble.NoSync
@@ -234,6 +274,21 @@ func (s *Store) sayDamage(d *WALDamage) error {
 	return nil
 }
 
+// existingDir returns dir or its nearest parent that exists (the disk a
+// store not yet made will be on).
+func existingDir(dir string) string {
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return dir
+		}
+		dir = up
+	}
+}
+
 // Exists reports whether dir holds a store (a Pebble database): what a
 // read-only Open needs. A missing dir is no store, not an error.
 func Exists(dir string) (bool, error) {
@@ -261,8 +316,6 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-// checkSpace fails with memex.ErrDiskFull when writing need more bytes
-// would leave less than MinFree free.
 // cachedFree wraps a free-space probe so that a store with plenty of room
 // asks the filesystem at most once a second instead of on every add (a
 // statfs was 4% of a small add's CPU). Below roomy free bytes it asks every
@@ -286,16 +339,34 @@ func cachedFree(probe func() (uint64, error), roomy uint64) func() (uint64, erro
 	}
 }
 
+// checkSpace fails with memex.ErrDiskFull when writing need more bytes
+// would leave less than MinFree free, or while a ballast given up to a full
+// disk cannot be made again.
 func (s *Store) checkSpace(need int64) error {
-	if s.opts.InMemory || s.opts.MinFree < 0 {
+	if s.opts.InMemory {
+		return nil
+	}
+	if need < 0 {
+		need = 0
+	}
+	if s.ballast != nil && s.ballast.released() {
+		// The disk filled under Pebble: no write until the ballast is
+		// back, with room beside it.
+		free, err := diskFree(s.dir)
+		if err != nil || !s.ballast.ensure(free, openFree+need) {
+			return fmt.Errorf("the disk of %s filled up (%s free): free some space: %w",
+				s.dir, summarize.ByteSize(int64(free)), memex.ErrDiskFull)
+		}
+	}
+	if s.opts.MinFree < 0 {
 		return nil
 	}
 	free, err := s.free()
 	if err != nil {
 		return nil // an unknown free space never blocks a write
 	}
-	if need < 0 {
-		need = 0
+	if s.ballast != nil && !s.ballast.released() {
+		free += BallastSize // the ballast is part of the reserve
 	}
 	if int64(free) < s.opts.MinFree+need {
 		return fmt.Errorf("%s free on the disk of %s, %s needed plus %s kept in reserve: free some space: %w",

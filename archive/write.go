@@ -230,7 +230,7 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	}
 	if err := b.Commit(s.wo); err != nil {
 		w.abort()
-		return memex.Entry{}, fmt.Errorf("archive: add: commit: %w", err)
+		return memex.Entry{}, fmt.Errorf("archive: add: commit: %w", diskFullErr(s.dir, err))
 	}
 	w.committed = true
 	return e, nil
@@ -389,7 +389,7 @@ func (w *bodyWriter) flush() error {
 	}
 	w.putPending()
 	if err := w.batch.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("write chunks: %w", err)
+		return fmt.Errorf("write chunks: %w", diskFullErr(w.s.dir, err))
 	}
 	w.flushed = true
 	w.batch.Close()

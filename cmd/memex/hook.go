@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -158,8 +159,8 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 		hint = lessonHint(ctx, s, e)
 		return distillRun(ctx, s, e)
 	})
-	if errors.Is(err, memex.ErrBusy) {
-		return a.spool(spoolItem{Entry: &e, Content: body})
+	if errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) {
+		return a.spoolFor(spoolItem{Entry: &e, Content: body}, err)
 	}
 	if err == nil && hint != "" {
 		return hosts.LessonOutput(a.stdout, hint)
@@ -226,6 +227,22 @@ func (a *app) spool(item spoolItem) error {
 		a.log.Debug("spooled", "file", p)
 	}
 	return err
+}
+
+// spoolFor spools item, which the store refused with cause (busy, or its
+// disk full). A full disk is said in a line, spooled or not: what cannot
+// be spooled either (the spool at its bound, or no room even for it) is
+// dropped, and the line says that.
+func (a *app) spoolFor(item spoolItem, cause error) error {
+	err := a.spool(item)
+	if !errors.Is(cause, memex.ErrDiskFull) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%s; not spooled either (%s): dropped", userMessage(cause), userMessage(err))
+	}
+	fmt.Fprintf(a.stderr, "memex hook: %s; spooled in %s until there is room\n", userMessage(cause), filepath.Join(a.home, home.SpoolDir))
+	return nil
 }
 
 // drainSpool archives what hooks spooled while the store was busy, oldest
@@ -328,8 +345,8 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		}
 		return err
 	})
-	if errors.Is(err, memex.ErrBusy) {
-		return a.spool(spoolItem{Ingest: in.TranscriptPath, Format: string(format)})
+	if errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) {
+		return a.spoolFor(spoolItem{Ingest: in.TranscriptPath, Format: string(format)}, err)
 	}
 	return err
 }

@@ -79,6 +79,15 @@ second; a result cut short says partial.`,
 // is home.ErrNoStore: there is nothing to search.
 func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, error) {
 	h, err := a.open(ctx, home.Options{MustExist: true})
+	if errors.Is(err, memex.ErrDiskFull) {
+		// No room to bring the index up to date: search it as it is.
+		if h, err = a.open(ctx, home.Options{Shared: true}); err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
+		ix, err := h.Index()
+		return h.Store, ix, err
+	}
 	if err != nil {
 		return nil, nil, err
 	}

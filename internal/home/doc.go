@@ -12,6 +12,7 @@
 //	$MEMEX_HOME/serve.addr  the running server's address, and its token file
 //	$MEMEX_HOME/serve.key   the running server's owner key (see api.Options.Key)
 //	$MEMEX_HOME/token       the bearer token serve creates off loopback
+//	$MEMEX_HOME/ballast     32 MiB held back on the disk, given up when it fills
 //
 // store/, index/ and spool/ are directories of mode 0700, token and
 // serve.addr files of mode 0600, whatever the mode of the home itself: every

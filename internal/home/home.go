@@ -27,6 +27,10 @@ const (
 	ServerFile = "serve.addr"
 	KeyFile    = "serve.key"
 	TokenFile  = "token"
+	// BallastFile is the store's ballast: space held back on the home's
+	// disk and given up when it fills, so that the store refuses writes
+	// and closes cleanly (archive.Options.Ballast).
+	BallastFile = "ballast"
 )
 
 // DefaultWait is how long Open waits for the lock when Options.Wait is 0.
@@ -122,7 +126,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Home, error) {
 	if err := h.takeLock(ctx); err != nil {
 		return nil, err
 	}
-	s, err := archive.Open(storeDir, &archive.Options{Logger: opts.Logger, ReadOnly: opts.Shared, Shared: opts.Shared, NoSync: opts.NoSync, RepairWAL: opts.RepairWAL})
+	ao := &archive.Options{Logger: opts.Logger, ReadOnly: opts.Shared, Shared: opts.Shared, NoSync: opts.NoSync, RepairWAL: opts.RepairWAL}
+	if !opts.Shared {
+		ao.Ballast = filepath.Join(dir, BallastFile)
+	}
+	s, err := archive.Open(storeDir, ao)
 	if err != nil {
 		h.unlock()
 		return nil, err

@@ -2,6 +2,7 @@ package home
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
 )
 
 // The spool holds work that a process could not hand to the store (it was
@@ -51,10 +53,40 @@ func SpoolPath(dir string) (string, error) {
 	return p, tighten(p, 0o700)
 }
 
+// SpoolLimit bounds the spool: an item that would take it past this many
+// bytes is refused (memex.ErrDiskFull), so that hooks spooling while the
+// store's disk is full cannot fill what little is left.
+const SpoolLimit = 64 << 20
+
 // Spool writes item to dir's spool under a new time-ordered name and
-// returns its path.
+// returns its path. A spool at SpoolLimit, or a disk too full to hold the
+// item, is an error matching memex.ErrDiskFull, and nothing is left behind.
 func Spool(dir string, item SpoolItem) (string, error) {
-	return spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
+	held := spoolBytes(filepath.Join(dir, SpoolDir))
+	if size := int64(len(item.Content)); held+size > SpoolLimit {
+		return "", fmt.Errorf("the spool holds %d bytes, and %d more would take it past its %d MiB: %w",
+			held, size, SpoolLimit>>20, memex.ErrDiskFull)
+	}
+	p, err := spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
+	if archive.IsDiskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
+		err = fmt.Errorf("spool: the disk of %s is full: %w", dir, memex.ErrDiskFull)
+	}
+	return p, err
+}
+
+// spoolBytes is the size of the files in the spool directory sp.
+func spoolBytes(sp string) int64 {
+	ents, err := os.ReadDir(sp)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // SpoolRun writes (or rewrites) the item of the run whose output is out

@@ -266,18 +266,29 @@ func TestForget(t *testing.T) {
 func TestFollow(t *testing.T) {
 	h := openHome(t, t.TempDir())
 	fctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rounds := make(chan Stats)
-	go Follow(fctx, h.s, h.ix, FollowOptions{
-		Interval: time.Millisecond,
-		OnError:  func(err error) { t.Error(err) },
-		OnRound: func(st Stats) {
-			select {
-			case rounds <- st:
-			case <-fctx.Done():
-			}
-		},
+	// Follow must have returned before the store and the index close:
+	// cleanups run last registered first, so this one runs before
+	// openHome's. (A round still running when they closed made Pebble
+	// panic with "pebble: closed".)
+	followed := make(chan struct{})
+	t.Cleanup(func() {
+		cancel()
+		<-followed
 	})
+	rounds := make(chan Stats)
+	go func() {
+		defer close(followed)
+		Follow(fctx, h.s, h.ix, FollowOptions{
+			Interval: time.Millisecond,
+			OnError:  func(err error) { t.Error(err) },
+			OnRound: func(st Stats) {
+				select {
+				case rounds <- st:
+				case <-fctx.Done():
+				}
+			},
+		})
+	}()
 	<-rounds
 	ids := h.add(t, 3)
 	indexed := 0

@@ -140,6 +140,9 @@ type Report struct {
 	Sessions  int `json:"sessions"`  // distinct sessions seen in the files read
 	Added     int `json:"added"`     // entries added
 	Present   int `json:"present"`   // entries already in the archive (Key found)
+	// Completed counts the tool calls a hook archived first that the
+	// transcript completed (see completeHooked).
+	Completed int `json:"completed,omitempty"`
 	// Skipped counts malformed input by reason ("malformed json", ...).
 	Skipped map[string]int `json:"skipped,omitempty"`
 	// Unknown counts records of types no parser knows, by "format:type".
@@ -585,6 +588,7 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		}
 		rec := &recs[i]
 		e := rec.Entry
+		completing := false
 		if !e.Created.IsZero() && (e.Created.Before(minCreated) || e.Created.After(maxCreated)) {
 			// Outside what an ID can encode: let the sink stamp it.
 			e.Created = time.Time{}
@@ -596,11 +600,21 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			// A Key is scoped by the project: the same trajectories
 			// imported under two projects (two models run on the same
 			// tasks) are two sets of entries.
-			_, err := r.sink.Lookup(ctx, rec.Key, e.Project)
+			id, err := r.sink.Lookup(ctx, rec.Key, e.Project)
 			switch {
 			case err == nil:
-				r.rep.Present++
-				continue
+				old, ok, err := r.completeHooked(ctx, id)
+				if err != nil {
+					return fmt.Errorf("ingest: complete %s: %w: %w", rec.Key, err, errSink)
+				}
+				if !ok {
+					r.rep.Present++
+					continue
+				}
+				// The hook's entry, completed: the same ID, what the
+				// transcript says of the call.
+				e.ID, e.Created = old.ID, old.Created
+				completing = true
 			case !errors.Is(err, memex.ErrNotFound):
 				return fmt.Errorf("ingest: look up %s: %w: %w", rec.Key, err, errSink)
 			}
@@ -627,13 +641,49 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			}
 			return fmt.Errorf("ingest: add %s: %w: %w", rec.Key, err, errSink)
 		}
-		r.rep.Added++
+		if completing {
+			r.rep.Completed++
+		} else {
+			r.rep.Added++
+		}
 		r.rep.BodyBytes += int64(len(body))
 		if r.opts.Added != nil {
 			r.opts.Added(stored, body)
 		}
 	}
 	return nil
+}
+
+// completeHooked takes out, for the import to add again under its ID, the
+// entry id when a Codex hook archived it: Codex hands its PostToolUse hook
+// a shell call's raw output under the name "Bash", without the exit status
+// and the lines around the output that the model saw and the rollout
+// records (and a hook cannot know the call's SESSION#N). So the entry a
+// hook archived first is completed from the rollout, keeping its ID (and
+// time) for whatever cites it: hook-then-import stores what import alone
+// stores. A Claude Code hook's entry already agrees with its transcript on
+// key, input and exit status (internal/hosts' agreement test) and is left
+// as it is, as is any entry when the sink cannot get and delete.
+//
+// The delete and the add are two writes: a crash between them leaves the
+// call out of the archive until the next import adds it again, from the
+// same transcript, under a new ID.
+func (r *runner) completeHooked(ctx context.Context, id memex.ID) (memex.Entry, bool, error) {
+	s, ok := r.sink.(interface {
+		Get(ctx context.Context, id memex.ID) (memex.Entry, error)
+		Delete(ctx context.Context, id memex.ID) error
+	})
+	if !ok {
+		return memex.Entry{}, false, nil
+	}
+	old, err := s.Get(ctx, id)
+	if err != nil || old.Attrs["source"] != "hook" || old.Agent != agentCodex {
+		return memex.Entry{}, false, nil
+	}
+	if err := s.Delete(ctx, id); err != nil && !errors.Is(err, memex.ErrNotFound) {
+		return memex.Entry{}, false, err
+	}
+	return old, true, nil
 }
 
 func dedupAliases(in []string) []string {

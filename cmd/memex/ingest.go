@@ -287,6 +287,9 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 	fmt.Fprintf(w, "sessions\t%d\n", rep.Sessions)
 	fmt.Fprintf(w, "entries added\t%d\n", rep.Added)
 	fmt.Fprintf(w, "already present\t%d\n", rep.Present)
+	if rep.Completed > 0 {
+		fmt.Fprintf(w, "hook entries completed\t%d (from the transcript)\n", rep.Completed)
+	}
 	fmt.Fprintf(w, "bytes read\t%s\n", human(rep.Bytes))
 	fmt.Fprintf(w, "secrets redacted\t%d%s\n", rep.Redacted, countsSuffix(rep.RedactedKinds))
 	fmt.Fprintf(w, "lines skipped\t%d%s\n", rep.SkippedTotal(), countsSuffix(rep.Skipped))

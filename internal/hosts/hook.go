@@ -133,8 +133,10 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	var body []byte
 	switch {
 	case host == "codex":
-		// Codex gives a shell call's output as the model saw it, without
-		// the exit status its rollout records.
+		// Codex gives a shell call's raw output, without the exit status
+		// and the lines around it that the model saw and its rollout
+		// records; the rollout import completes the entry (package
+		// ingest, completeHooked).
 		text, exit := ingest.CodexOutput(in.ToolResponse)
 		body, e.Exit = []byte(text), exit
 	case Event(in.Event) == "PostToolUseFailure":

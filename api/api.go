@@ -28,21 +28,6 @@ type Store interface {
 	Lines(ctx context.Context, id memex.ID, from, to int64) (io.ReadCloser, error)
 }
 
-type noRedactKey struct{}
-
-// WithNoRedact marks ctx as the context of a write whose caller asked to
-// store credentials as they are (memex add --no-redact, no_redact on
-// POST /v1/entries); the Store's write policy reads it with NoRedact.
-func WithNoRedact(ctx context.Context) context.Context {
-	return context.WithValue(ctx, noRedactKey{}, true)
-}
-
-// NoRedact reports whether ctx was marked by WithNoRedact.
-func NoRedact(ctx context.Context) bool {
-	v, _ := ctx.Value(noRedactKey{}).(bool)
-	return v
-}
-
 // Index searches the archive (cmd/memex adapts index.Index).
 type Index interface {
 	Search(ctx context.Context, q Query) (SearchResult, error)
@@ -109,12 +94,13 @@ type Catalog interface {
 	// Sessions lists the sessions with entries that f admits, oldest
 	// first, counting those entries only.
 	Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, error)
-	// Stats returns the archive's figures as a JSON-encodable value.
-	Stats(ctx context.Context) (any, error)
+	// Stats returns the archive's figures.
+	Stats(ctx context.Context) (Stats, error)
 }
 
 // ContextRequest asks for an IndexedSummary: of a session, a project or
-// both, within Budget tokens, optionally only entries before an ID.
+// both, within Budget tokens, optionally only entries before an ID, with
+// the file lines of entries checked against the client's checkout.
 type ContextRequest struct {
 	Session string `json:"session,omitempty"`
 	Project string `json:"project,omitempty"`
@@ -145,15 +131,19 @@ type IngestRequest struct {
 	NoIndex  bool     `json:"no_index,omitempty"`  // do not index the new entries before answering
 }
 
-// Ingester imports transcripts (cmd/memex adapts ingest); the result is
-// JSON-encodable.
+// Ingester imports transcripts (internal/service adapts ingest).
 type Ingester interface {
-	Ingest(ctx context.Context, req IngestRequest) (any, error)
+	Ingest(ctx context.Context, req IngestRequest) (IngestResult, error)
 }
 
-// Options configure New. Store is required; a nil Index or Catalog makes
-// the routes and tools that need it answer 501 (a tool error over MCP).
+// Options configure New. Service answers the routes and tools; without
+// one, New serves a Local over Store (required then), Index, Catalog,
+// Ingester, Maintainer and Checkout, whose nil parts answer 501 (a tool
+// error over MCP).
 type Options struct {
+	Service Service
+	// Store is read by memex_compress for a session's transcript (and by
+	// the Local built without Service).
 	Store   Store
 	Index   Index
 	Catalog Catalog
@@ -225,10 +215,10 @@ type Options struct {
 // no state of its own between requests and is safe for concurrent use if
 // its Store, Index and Catalog are.
 type Server struct {
-	opts   Options
-	reader *deref.Reader
-	log    *slog.Logger
-	http   http.Handler
+	opts Options
+	svc  Service
+	log  *slog.Logger
+	http http.Handler
 	// stopping is closed when Serve begins its shutdown: long-lived MCP
 	// streams end then, instead of holding the shutdown for its timeout.
 	stopping  chan struct{}
@@ -248,10 +238,10 @@ const (
 	QueueWait = 30 * time.Second
 )
 
-// New returns a Server over opts.Store.
+// New returns a Server over opts.Service (or a Local over opts.Store).
 func New(opts Options) (*Server, error) {
-	if opts.Store == nil {
-		return nil, errors.New("api: new: a Store is required")
+	if opts.Service == nil && opts.Store == nil {
+		return nil, errors.New("api: new: a Service or a Store is required")
 	}
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
@@ -268,8 +258,12 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, reader: deref.New(opts.Store), log: opts.Logger, stopping: make(chan struct{}),
+	s := &Server{opts: opts, svc: opts.Service, log: opts.Logger, stopping: make(chan struct{}),
 		slots: make(chan struct{}, opts.MaxInFlight)}
+	if s.svc == nil {
+		s.svc = &Local{Store: opts.Store, Index: opts.Index, Catalog: opts.Catalog, Ingester: opts.Ingester,
+			Maintainer: opts.Maintainer, CheckoutOf: opts.Checkout}
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -280,25 +274,14 @@ func New(opts Options) (*Server, error) {
 // Handler returns the HTTP handler: /healthz, /v1, /mcp and the viewer.
 func (s *Server) Handler() http.Handler { return s.http }
 
-func (s *Server) checkout() *deref.Checkout {
+// ownDir is the server's own directory, whose checkout memex_read and
+// memex_context check against.
+func (s *Server) ownDir() string {
 	if s.opts.Checkout == nil {
-		return nil
+		return ""
 	}
-	return s.opts.Checkout("")
-}
-
-// clientCheckout is the checkout a request names (dir, its client's
-// working directory or repository root): nil when it names none or the
-// server checks nothing. A dir that is not an absolute path of a directory
-// is memex.ErrInvalid.
-func (s *Server) clientCheckout(dir string) (*deref.Checkout, error) {
-	if dir == "" || s.opts.Checkout == nil {
-		return nil, nil
-	}
-	if err := checkDir(dir); err != nil {
-		return nil, err
-	}
-	return s.opts.Checkout(dir), nil
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // checkDir accepts the absolute path of a directory the server can see.

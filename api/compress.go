@@ -67,7 +67,7 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 		e := base
 		e.AgentSummary = oneLine(in.Summary, 200)
 		e.Attrs = map[string]string{"memex": "compress-summary"}
-		got, err := s.opts.Store.Add(ctx, e, strings.NewReader(in.Summary))
+		got, err := s.svc.Add(ctx, AddRequest{Entry: e, Body: strings.NewReader(in.Summary)})
 		if err != nil {
 			return out, fmt.Errorf("memex_compress: summary: %w", err)
 		}
@@ -78,7 +78,7 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 		e.Aliases = []string{b.Key}
 		e.AgentSummary = oneLine(b.Summary, 200)
 		e.Attrs = map[string]string{"memex": "compress-block"}
-		got, err := s.opts.Store.Add(ctx, e, bytes.NewReader(contents[i]))
+		got, err := s.svc.Add(ctx, AddRequest{Entry: e, Body: bytes.NewReader(contents[i])})
 		if err != nil {
 			return out, fmt.Errorf("memex_compress: block %q: %w", b.Key, err)
 		}
@@ -95,11 +95,8 @@ type transcript struct {
 
 func (s *Server) loadTranscript(ctx context.Context, session string) (*transcript, error) {
 	tr := &transcript{}
-	var entries []memex.Entry
-	if err := s.opts.Store.Session(ctx, memex.SessionRef{Session: session}, func(e memex.Entry) error {
-		entries = append(entries, e)
-		return nil
-	}); err != nil {
+	entries, err := s.svc.Replay(ctx, ReplayRequest{Ref: memex.SessionRef{Session: session}})
+	if err != nil {
 		return nil, fmt.Errorf("memex_compress: %w", err)
 	}
 	var total int64
@@ -110,7 +107,7 @@ func (s *Server) loadTranscript(ctx context.Context, session string) (*transcrip
 		if tr.project == "" {
 			tr.project = e.Project
 		}
-		rc, err := s.opts.Store.Body(ctx, e.ID)
+		rc, err := s.svc.Lines(ctx, LinesRequest{ID: e.ID})
 		if err != nil {
 			return nil, fmt.Errorf("memex_compress: read %s: %w", e.ID, err)
 		}

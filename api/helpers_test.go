@@ -64,7 +64,11 @@ func (c catalog) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, 
 	return out, err
 }
 
-func (c catalog) Stats(ctx context.Context) (any, error) { return c.st.Stats(ctx) }
+func (c catalog) Stats(ctx context.Context) (Stats, error) {
+	st, err := c.st.Stats(ctx)
+	return Stats{Entries: st.Entries, Sessions: st.Sessions, Bodies: st.Bodies, RawBytes: st.RawBytes,
+		StoredBytes: st.StoredBytes, Tokens: st.Tokens}, err
+}
 
 var timeZero time.Time
 

@@ -19,7 +19,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/deref"
 )
 
 func (s *Server) routes() http.Handler {
@@ -187,14 +186,7 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ctx := r.Context()
-	if noRedact {
-		ctx = WithNoRedact(ctx)
-	}
-	if e.Kind == "" && e.Tool != "" {
-		e.Kind = memex.KindTool
-	}
-	got, err := s.opts.Store.Add(ctx, e, body)
+	got, err := s.svc.Add(r.Context(), AddRequest{Entry: e, Body: body, NoRedact: noRedact})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -334,18 +326,17 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, fmt.Errorf("get: lines and budget do not combine: %w", memex.ErrInvalid))
 			return
 		}
-		var res deref.Result
-		text := func() string { return res.Text }
+		var res DerefResult
 		if r.URL.Query().Get("header") == "0" {
 			// The content alone within the budget, as memex show --budget
 			// prints it: the header line is neither shown nor counted.
-			var it deref.Item
-			it, res, err = s.reader.Show(ctx, ref, budget, project)
-			text = func() string { return it.Content }
+			var sr ShowResult
+			sr, err = s.svc.Show(ctx, ShowRequest{Ref: ref, Project: project, Budget: budget})
+			res = DerefResult{sr.Result, sr.Item.Content}
 		} else {
-			res, err = s.reader.Deref(ctx, []string{ref}, deref.Options{Budget: budget, Project: project})
+			res, err = s.svc.Deref(ctx, DerefRequest{Refs: []string{ref}, Budget: budget, Project: project})
 			if err == nil && len(res.Items) == 0 {
-				_, err = s.opts.Store.Resolve(ctx, ref, project)
+				_, err = s.svc.Entry(ctx, ref, project)
 				if err == nil {
 					err = fmt.Errorf("get %s: %w", ref, memex.ErrNotFound)
 				}
@@ -356,11 +347,11 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if wantsJSON(r) {
-			writeJSON(w, http.StatusOK, derefJSON{res, text()})
+			writeJSON(w, http.StatusOK, res)
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, text())
+		io.WriteString(w, res.Text)
 		return
 	}
 	from, to := int64(1), int64(0)
@@ -370,14 +361,24 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	id, err := s.opts.Store.Resolve(ctx, ref, project)
+	withContent := true
+	if v := r.URL.Query().Get("content"); v != "" {
+		if withContent, err = boolParam(r, "get", "content"); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	e, err := s.svc.Entry(ctx, ref, project)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	e, err := s.opts.Store.Get(ctx, id)
-	if err != nil {
-		s.writeError(w, r, err)
+	id := e.ID
+	open := func() (io.ReadCloser, error) { return s.svc.Lines(ctx, LinesRequest{ID: id, From: from, To: to}) }
+	if !withContent {
+		// The metadata alone (content=0): what a client reads before it
+		// asks for the lines it wants.
+		writeJSON(w, http.StatusOK, EntryJSON{Entry: e})
 		return
 	}
 	if wantsJSON(r) {
@@ -388,7 +389,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			indent = strings.Repeat(" ", n)
 		}
 		cw := &countingWriter{w: w}
-		err := WriteEntryJSON(cw, e, lines, func() (io.ReadCloser, error) { return s.opts.Store.Lines(ctx, id, from, to) }, indent)
+		err := WriteEntryJSON(cw, e, lines, open, indent)
 		if err != nil && cw.n == 0 {
 			s.writeError(w, r, err)
 		} else if err != nil {
@@ -396,7 +397,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	rc, err := s.opts.Store.Lines(ctx, id, from, to)
+	rc, err := open()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -424,26 +425,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// derefRequest is the JSON of POST /v1/deref.
-type derefRequest struct {
-	Refs    []string `json:"refs"`
-	Budget  int      `json:"budget"`
-	Query   string   `json:"query"`
-	Project string   `json:"project"`
-	// Checkout is the client's checkout (an absolute directory) that the
-	// file lines of the entries are checked against; "" checks nothing.
-	Checkout string `json:"checkout,omitempty"`
-}
-
-// derefJSON is deref's JSON contract plus the plain rendering the budget
-// bounds.
-type derefJSON struct {
-	deref.Result
-	Text string `json:"text"`
-}
-
 func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
-	var req derefRequest
+	var req DerefRequest
 	if err := needJSON(r); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -452,25 +435,16 @@ func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if len(req.Refs) == 0 {
-		s.writeError(w, r, fmt.Errorf("deref: refs is empty: %w", memex.ErrInvalid))
-		return
-	}
-	if req.Budget < 0 {
-		s.writeError(w, r, fmt.Errorf("deref: budget %d: %w", req.Budget, memex.ErrInvalid))
-		return
-	}
-	co, err := s.clientCheckout(req.Checkout)
-	if err != nil {
+	if err := checkoutParam(req.Checkout); err != nil {
 		s.writeError(w, r, fmt.Errorf("deref: %w", err))
 		return
 	}
-	res, err := s.reader.Deref(r.Context(), req.Refs, deref.Options{Budget: req.Budget, Query: req.Query, Project: req.Project, Checkout: co})
+	res, err := s.svc.Deref(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, derefJSON{res, res.Text})
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
@@ -482,7 +456,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	query := Query{Text: q.Get("q"), Limit: limit, Project: q.Get("project"), Session: q.Get("session"),
 		Agent: q.Get("agent"), Kind: q.Get("kind"), Tool: q.Get("tool"), Before: q.Get("before"), After: q.Get("after")}
-	res, err := s.search(r.Context(), query)
+	res, err := s.svc.Search(r.Context(), query)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -497,8 +471,13 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.context(r.Context(), ContextRequest{Session: q.Get("session"), Project: q.Get("project"),
-		Budget: budget, Before: q.Get("before"), Checkout: q.Get("checkout")})
+	req := ContextRequest{Session: q.Get("session"), Project: q.Get("project"), Budget: budget, Before: q.Get("before"),
+		Checkout: q.Get("checkout")}
+	if err := checkoutParam(req.Checkout); err != nil {
+		s.writeError(w, r, fmt.Errorf("context: %w", err))
+		return
+	}
+	res, err := s.svc.Context(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -512,20 +491,20 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Catalog == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	q := r.URL.Query()
-	list, err := s.opts.Catalog.Sessions(r.Context(), SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")})
+	list, err := s.svc.Sessions(r.Context(), SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if list == nil {
-		list = []SessionInfo{}
-	}
 	writeJSON(w, http.StatusOK, SessionList{Sessions: list})
+}
+
+// SessionEntries is what GET /v1/sessions/{session} answers: the
+// session's entries in order, with their content for ?content=1.
+type SessionEntries struct {
+	Session string      `json:"session"`
+	Entries []EntryJSON `json:"entries"`
 }
 
 // handleSession answers a session's entries in order; with ?content=1
@@ -533,7 +512,6 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 // gives it ("content", or "content_base64" when not valid UTF-8): what
 // memex replay --full prints.
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	name := chi.URLParam(r, "*")
 	if r.URL.RawPath != "" {
 		// chi routed on the escaped path: the name came escaped too.
@@ -546,38 +524,17 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	entries := []EntryJSON{}
 	ref := memex.SessionRef{Session: name, Project: r.URL.Query().Get("project"), Agent: r.URL.Query().Get("agent")}
-	err = s.opts.Store.Session(ctx, ref, func(e memex.Entry) error {
-		if !withContent {
-			entries = append(entries, EntryJSON{Entry: e})
-			return nil
-		}
-		rc, err := s.opts.Store.Body(ctx, e.ID)
-		if err != nil {
-			return err
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-		entries = append(entries, WithContent(e, b))
-		return nil
-	})
+	entries, err := s.svc.Replay(r.Context(), ReplayRequest{Ref: ref, Content: withContent})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session": name, "entries": entries})
+	writeJSON(w, http.StatusOK, SessionEntries{Session: name, Entries: entries})
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Catalog == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
-	st, err := s.opts.Catalog.Stats(r.Context())
+	st, err := s.svc.Stats(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -586,10 +543,6 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Ingester == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	var req IngestRequest
 	if err := needJSON(r); err != nil {
 		s.writeError(w, r, err)
@@ -603,11 +556,7 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if req.Format == "" {
-		s.writeError(w, r, fmt.Errorf("ingest: format is required: %w", memex.ErrInvalid))
-		return
-	}
-	rep, err := s.opts.Ingester.Ingest(r.Context(), req)
+	rep, err := s.svc.Ingest(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

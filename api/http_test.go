@@ -114,7 +114,7 @@ func TestEndpoints(t *testing.T) {
 
 	// Deref.
 	w = do(t, h, "POST", "/v1/deref", strings.NewReader(fmt.Sprintf(`{"refs":[%q,"nope"],"budget":500,"query":"nil map"}`, e1.ID)), "Content-Type", "application/json")
-	dj := decode[derefJSON](t, w)
+	dj := decode[DerefResult](t, w)
 	if w.Code != 200 || len(dj.Items) != 1 || !dj.Items[0].Complete || dj.Items[0].Content != raw ||
 		len(dj.Missing) != 1 || dj.Used > 500 || dj.Text == "" {
 		t.Fatalf("deref: %d %+v", w.Code, dj)
@@ -464,7 +464,7 @@ func TestGetBudgetUsesDeref(t *testing.T) {
 	s, st := newTestServer(t, "", Options{})
 	e := mustAdd(t, st, memex.Entry{}, strings.Repeat("noise\n", 2000)+"panic: nil map\n"+strings.Repeat("noise\n", 2000))
 	w := do(t, s.Handler(), "GET", "/v1/entries/"+e.ID.String()+"?budget=300&format=json", nil)
-	dj := decode[derefJSON](t, w)
+	dj := decode[DerefResult](t, w)
 	if dj.Used > 300 || len(dj.Items) != 1 || dj.Items[0].Complete || !strings.Contains(dj.Text, "panic: nil map") {
 		t.Fatalf("budgeted get: %+v", dj)
 	}
@@ -479,9 +479,9 @@ func TestGetBudgetUsesDeref(t *testing.T) {
 
 type fakeIngester struct{ got *IngestRequest }
 
-func (f fakeIngester) Ingest(_ context.Context, req IngestRequest) (any, error) {
+func (f fakeIngester) Ingest(_ context.Context, req IngestRequest) (IngestResult, error) {
 	*f.got = req
-	return map[string]int{"added": len(req.Paths)}, nil
+	return IngestResult{Added: len(req.Paths)}, nil
 }
 
 func TestIngest(t *testing.T) {
@@ -503,7 +503,7 @@ func TestIngest(t *testing.T) {
 	}
 	wantError(t, do(t, s.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"paths":["/t"]}`), "Content-Type", "application/json"), 400, "invalid")
 	bare, _ := newTestServer(t, "", Options{})
-	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x","paths":["y"]}`), "Content-Type", "application/json"), 501, "not_implemented")
+	wantError(t, do(t, bare.Handler(), "POST", "/v1/ingest", strings.NewReader(`{"format":"x"}`), "Content-Type", "application/json"), 501, "not_implemented")
 }
 
 // TestInFlightLimit: with every slot taken a request queues and is served

@@ -67,24 +67,20 @@ func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	maintain(s, w, r, func(m Maintainer) (ForgetResult, error) { return m.Forget(r.Context(), req) })
+	maintain(s, w, r, func(m Service) (ForgetResult, error) { return m.Forget(r.Context(), req) })
 }
 
 func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
-	maintain(s, w, r, func(m Maintainer) (VerifyResult, error) { return m.Verify(r.Context()) })
+	maintain(s, w, r, func(m Service) (VerifyResult, error) { return m.Verify(r.Context()) })
 }
 
 func (s *Server) handleReindex(w http.ResponseWriter, r *http.Request) {
-	maintain(s, w, r, func(m Maintainer) (ReindexResult, error) { return m.Reindex(r.Context()) })
+	maintain(s, w, r, func(m Service) (ReindexResult, error) { return m.Reindex(r.Context()) })
 }
 
-// maintain answers with what fn does with the Maintainer (501 without one).
-func maintain[T any](s *Server, w http.ResponseWriter, r *http.Request, fn func(Maintainer) (T, error)) {
-	if s.opts.Maintainer == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
-	res, err := fn(s.opts.Maintainer)
+// maintain answers with what fn does with the Service.
+func maintain[T any](s *Server, w http.ResponseWriter, r *http.Request, fn func(Service) (T, error)) {
+	res, err := fn(s.svc)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/deref"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -147,7 +146,7 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 		in.Limit = 10
 	}
 	in.Limit = min(in.Limit, 50)
-	res, err := s.search(ctx, Query{Text: in.Query, Limit: in.Limit, Project: in.Project, Session: in.Session,
+	res, err := s.svc.Search(ctx, Query{Text: in.Query, Limit: in.Limit, Project: in.Project, Session: in.Session,
 		Agent: in.Agent, Kind: in.Kind, Tool: in.Tool, Before: in.Before, After: in.After})
 	if err != nil {
 		return nil, nil, err
@@ -204,7 +203,7 @@ func (s *Server) toolRead(ctx context.Context, _ *mcp.CallToolRequest, in readIn
 	if len(in.IDs) == 0 {
 		return nil, nil, fmt.Errorf("memex_read: ids is empty: %w", memex.ErrInvalid)
 	}
-	res, err := s.reader.Deref(ctx, in.IDs, deref.Options{Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project, Checkout: s.checkout()})
+	res, err := s.svc.Deref(ctx, DerefRequest{Refs: in.IDs, Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project, Checkout: s.ownDir()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,7 +217,7 @@ func (s *Server) toolContext(ctx context.Context, _ *mcp.CallToolRequest, in con
 			return nil, nil, fmt.Errorf("memex_context: no live session known: give session or project: %w", memex.ErrInvalid)
 		}
 	}
-	res, err := s.context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: clampBudget(in.Budget), Before: in.Before})
+	res, err := s.svc.Context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: clampBudget(in.Budget), Before: in.Before, Checkout: s.ownDir()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,41 +239,4 @@ func (s *Server) toolCompress(ctx context.Context, _ *mcp.CallToolRequest, in co
 		fmt.Fprintf(&b, "%s  %s  (%d tok)\n", c.ID, c.Key, c.Tokens)
 	}
 	return textResult(b.String()), nil, nil
-}
-
-// search runs q on the Index, if there is one.
-func (s *Server) search(ctx context.Context, q Query) (SearchResult, error) {
-	if s.opts.Index == nil {
-		return SearchResult{}, fmt.Errorf("search: %w", errUnavailable)
-	}
-	res, err := s.opts.Index.Search(ctx, q)
-	if res.Hits == nil {
-		res.Hits = []Hit{}
-	}
-	return res, err
-}
-
-// context builds an IndexedSummary with deref.
-func (s *Server) context(ctx context.Context, req ContextRequest) (ContextResult, error) {
-	if req.Session == "" && req.Project == "" {
-		return ContextResult{}, fmt.Errorf("context: give a session or a project: %w", memex.ErrInvalid)
-	}
-	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget}
-	co, err := s.clientCheckout(req.Checkout)
-	if err != nil {
-		return ContextResult{}, fmt.Errorf("context: %w", err)
-	}
-	opts.Checkout = co
-	if req.Before != "" {
-		id, err := s.opts.Store.Resolve(ctx, req.Before, req.Project)
-		if err != nil {
-			return ContextResult{}, fmt.Errorf("context: before: %w", err)
-		}
-		opts.Before = id
-	}
-	res, err := s.reader.Context(ctx, opts)
-	if err != nil {
-		return ContextResult{}, err
-	}
-	return ContextResult{res, res.Text}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/spf13/cobra"
 )
@@ -86,20 +88,16 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	if o.exit >= 0 {
 		e.Exit = memex.IntPtr(o.exit)
 	}
-	if e.Kind == "" && e.Tool != "" {
-		e.Kind = memex.KindTool
-	}
 	fillDefaults(&e)
-	s, err := a.store(c.Context())
+	svc, err := a.service(c.Context(), home.Options{})
 	if err != nil {
 		return err
 	}
-	body, done := a.redacting(&e, in, o.noRedact)
-	got, err := s.Add(c.Context(), e, body)
+	got, err := svc.Add(c.Context(), api.AddRequest{Entry: e, Body: in, NoRedact: o.noRedact})
 	if err != nil {
 		return err
 	}
-	done(got)
+	a.noteReplaced(got.Redacted)
 	return a.printAdded(got, o.json)
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
 
@@ -59,20 +61,20 @@ the budget.`,
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
-			s, err := a.readStore(c.Context())
+			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			opts := deref.Options{Budget: o.budget, Query: o.query, Project: o.project}
+			req := api.DerefRequest{Refs: args, Budget: o.budget, Query: o.query, Project: o.project}
 			if !o.noCheck {
-				opts.Checkout = workingCheckout()
+				req.Checkout = checkoutRoot()
 			}
-			res, err := deref.New(s).Deref(c.Context(), args, opts)
+			res, err := svc.Deref(c.Context(), req)
 			if err != nil {
 				return err
 			}
 			if o.json {
-				err = writeJSON(a.stdout, res)
+				err = writeJSON(a.stdout, res.Result)
 			} else {
 				_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
 			}
@@ -125,37 +127,27 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
-			s, err := a.readStore(ctx)
+			svc, err := a.service(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			opts := deref.ContextOptions{Session: o.session, Project: o.project, Budget: o.budget}
+			req := api.ContextRequest{Session: o.session, Project: o.project, Budget: o.budget, Before: o.before}
 			if !o.noCheck {
-				opts.Checkout = workingCheckout()
+				req.Checkout = checkoutRoot()
 			}
-			if opts.Session == "" && opts.Project == "" {
-				for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
-					if opts.Session = os.Getenv(v); opts.Session != "" {
-						break
-					}
-				}
-				if opts.Session == "" {
+			if req.Session == "" && req.Project == "" {
+				if req.Session = liveSession(); req.Session == "" {
 					if wd, err := os.Getwd(); err == nil {
-						opts.Project = projectOf(wd)
+						req.Project = projectOf(wd)
 					}
 				}
 			}
-			if o.before != "" {
-				if opts.Before, err = s.Resolve(ctx, o.before, o.project); err != nil {
-					return err
-				}
-			}
-			res, err := deref.New(s).Context(ctx, opts)
+			res, err := svc.Context(ctx, req)
 			if err != nil {
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, res)
+				return writeJSON(a.stdout, res.ContextResult)
 			}
 			_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
 			return err

@@ -11,7 +11,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -66,21 +66,28 @@ encryption for that). If forget is interrupted, run it again on what is left.`,
 
 func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error {
 	ctx := c.Context()
-	s, ix, err := a.openIndex(ctx)
+	svc, err := a.service(ctx, home.Options{MustExist: true})
 	if err != nil {
 		return err
 	}
-	ids, err := forgetSelect(ctx, s, api.ForgetRequest{Refs: args, Session: o.session, Project: o.project})
+	req := api.ForgetRequest{Refs: args, Session: o.session, Project: o.project}
+	if !o.yes {
+		// Count first, and ask.
+		dry := req
+		dry.DryRun = true
+		res, err := svc.Forget(ctx, dry)
+		if err != nil {
+			return err
+		}
+		if err := a.confirmForget(res.Matched, false); err != nil {
+			return err
+		}
+	}
+	res, err := svc.Forget(ctx, req)
 	if err != nil {
 		return err
 	}
-	if err := a.confirmForget(len(ids), o.yes); err != nil {
-		return err
-	}
-	if err := forgetEntries(ctx, s, ix, ids, func() error { return catchup.Forget(ctx, s, ix, ids...) }); err != nil {
-		return err
-	}
-	return a.printForgotten(len(ids), o.json)
+	return a.printForgotten(res.Forgotten, o.json)
 }
 
 // forgetSelect resolves what req names: memex forget, locally or through a

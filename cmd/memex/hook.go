@@ -14,7 +14,6 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
@@ -136,7 +135,7 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 			return nil // a transcript import got there first, as addOnce finds locally
 		}
 		// The server redacts (and counts) what it stores.
-		if stored, err := r.add(ctx, e, bytes.NewReader(body), false); err == nil {
+		if stored, err := r.Add(ctx, api.AddRequest{Entry: e, Body: bytes.NewReader(body)}); err == nil {
 			if mayHint(e) {
 				var ans struct{ Text string }
 				if r.GetJSON(ctx, "/v1/hint", map[string][]string{"ref": {stored.ID.String()}}, &ans) == nil && ans.Text != "" {
@@ -184,7 +183,7 @@ func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) 
 // archivedRemote reports whether the running server holds an entry under
 // key. Any answer but the entry's is taken for no: better a call archived
 // twice than lost.
-func archivedRemote(ctx context.Context, r *remote, key string) bool {
+func archivedRemote(ctx context.Context, r *api.Client, key string) bool {
 	// One line of it says it is there without sending a large body.
 	resp, err := r.Do(ctx, "GET", "/v1/entries/"+url.PathEscape(key), url.Values{"lines": {"1:1"}}, nil, "")
 	if err != nil {
@@ -334,7 +333,8 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		return nil
 	}
 	if _, r, ok := a.runningServer(ctx); ok {
-		return r.PostJSON(ctx, "/v1/ingest", api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}}, nil)
+		_, err := r.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
+		return err
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
 		rep, err := ingestDistilled(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
@@ -432,26 +432,11 @@ func (a *app) handoffText(ctx context.Context, project, session, cwd string) (st
 // store (read-only, shared lock).
 func (a *app) hookContext(ctx context.Context, req api.ContextRequest) (string, error) {
 	if _, r, ok := a.runningServer(ctx); ok {
-		q := map[string][]string{"budget": {fmt.Sprint(req.Budget)}}
-		if req.Session != "" {
-			q["session"] = []string{req.Session}
-		}
-		if req.Project != "" {
-			q["project"] = []string{req.Project}
-		}
-		var res api.ContextResult
-		if err := r.GetJSON(ctx, "/v1/context", q, &res); err != nil {
-			return "", err
-		}
-		return res.Text, nil
+		res, err := r.Context(ctx, req)
+		return res.Text, err
 	}
-	var text string
-	err := lockedStore{a: a, wait: 2 * time.Second}.with(ctx, false, func(h *home.Home) error {
-		res, err := deref.New(h.Store).Context(ctx, deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget})
-		text = res.Text
-		return err
-	})
-	return text, err
+	res, err := a.lockedService(2*time.Second).Context(ctx, req)
+	return res.Text, err
 }
 
 // codexNotify imports the rollout of the thread a Codex notify names.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
@@ -133,10 +135,13 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		}
 		opts.Since = t
 	}
-	h, err := a.open(ctx, home.Options{})
-	if err != nil {
+	if _, err := a.service(ctx, home.Options{}); err != nil {
 		return err
 	}
+	if a.served {
+		return a.ingestServed(ctx, format, o, args[1:])
+	}
+	h := a.h
 	s := h.Store
 	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
 	if !o.quiet {
@@ -320,4 +325,36 @@ func countsSuffix(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// ingestServed has the running server import the paths (absolute: the
+// server reads them from its own filesystem, whatever its working
+// directory) and prints its answer as a local import prints: the problems
+// met, the report, the file problems and the status.
+func (a *app) ingestServed(ctx context.Context, format ingest.Format, o ingestOptions, args []string) error {
+	paths, names, err := absPaths(args)
+	if err != nil {
+		return err
+	}
+	res, err := a.svc.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
+		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex})
+	if err != nil {
+		return err
+	}
+	rep := ingest.Report{Files: res.Files, Unchanged: res.Unchanged, Sessions: res.Sessions, Added: res.Added,
+		Present: res.Present, Skipped: res.Skipped, Unknown: res.Unknown, Ignored: res.Ignored, Redacted: res.Redacted,
+		RedactedKinds: res.RedactedKinds, InvalidUTF8: res.InvalidUTF8, Bytes: res.Bytes, BodyBytes: res.BodyBytes,
+		Commits: res.Commits, FileErrors: res.FileErrors, Unusable: res.Unusable}
+	renamed := names.rename(rep.FileErrors)
+	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
+	if !o.quiet {
+		for _, msg := range res.Warnings {
+			if n, ok := renamed[msg]; ok {
+				msg = n
+			}
+			w.warn(msg)
+		}
+		w.more(res.MoreWarnings)
+	}
+	return a.finishIngest(format, o, rep, res.Indexed, w.said)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +34,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if addr, r, ok := a.runningServer(c.Context()); ok {
 				a.log.Debug("forwarding MCP to the server", "addr", addr)
-				return api.ProxyStdio(c.Context(), r.base+"/mcp", r.Token, liveSession(), a.stdin, a.stdout)
+				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, liveSession(), a.stdin, a.stdout)
 			}
 			srv, err := a.toolServer()
 			if err != nil {
@@ -45,9 +47,15 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 
 // toolServer is an api.Server over the store opened per call.
 func (a *app) toolServer() (*api.Server, error) {
-	ls := lockedStore{a: a}
-	return api.New(api.Options{Store: ls, Index: ls, Catalog: ls, Session: liveSession, Agent: liveAgent(),
-		Memory: newMemoryService(ls), Checkout: checkoutAt, Version: version, Logger: a.log})
+	return api.New(api.Options{Service: a.lockedService(0), Session: liveSession, Agent: liveAgent(),
+		Memory: newMemoryService(lockedStore{a: a}), Checkout: checkoutAt, Version: version, Logger: a.log})
+}
+
+// lockedService is the Service that opens the home for each call, waiting
+// up to wait for the lock (0: lockTimeout()).
+func (a *app) lockedService(wait time.Duration) service.Locked {
+	ls := lockedStore{a: a, wait: wait}
+	return service.Locked{Open: ls.open, Options: a.serviceOptions()}
 }
 
 // liveSession is the agent session memex runs in, from the host's
@@ -79,25 +87,27 @@ type lockedStore struct {
 	wait time.Duration // for the lock; 0 means lockTimeout()
 }
 
-var (
-	_ api.Store   = lockedStore{}
-	_ api.Index   = lockedStore{}
-	_ api.Catalog = lockedStore{}
-)
+var _ memory.Store = lockedStore{}
 
-// with runs fn with the store open (read-only under a shared lock unless
-// write).
-func (l lockedStore) with(ctx context.Context, write bool, fn func(*home.Home) error) error {
+// open opens the home for one call (read-only under a shared lock unless
+// write); the caller closes it.
+func (l lockedStore) open(ctx context.Context, write bool) (*home.Home, error) {
 	a := l.a
 	if addr, _, ok := a.runningServer(ctx); ok {
-		return fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",
+		return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",
 			addr, addr, memex.ErrBusy)
 	}
 	wait := l.wait
 	if wait <= 0 {
 		wait = lockTimeout()
 	}
-	h, err := home.Open(ctx, a.home, home.Options{Shared: !write, Wait: wait, Logger: a.log, Purpose: "memex mcp"})
+	return home.Open(ctx, a.home, home.Options{Shared: !write, Wait: wait, Logger: a.log, Purpose: "memex mcp"})
+}
+
+// with runs fn with the store open (read-only under a shared lock unless
+// write).
+func (l lockedStore) with(ctx context.Context, write bool, fn func(*home.Home) error) error {
+	h, err := l.open(ctx, write)
 	if err != nil {
 		return err
 	}
@@ -163,34 +173,4 @@ func (l lockedStore) each(ctx context.Context, fn func(memex.Entry) error, read 
 		}
 	}
 	return nil
-}
-
-func (l lockedStore) Add(ctx context.Context, e memex.Entry, body io.Reader) (got memex.Entry, err error) {
-	if !api.NoRedact(ctx) {
-		body = redactWrite(&e, body)
-	}
-	err = l.with(ctx, true, func(h *home.Home) error { got, err = h.Store.Add(ctx, e, body); return err })
-	return got, err
-}
-
-func (l lockedStore) Search(ctx context.Context, q api.Query) (res api.SearchResult, err error) {
-	err = l.with(ctx, true, func(h *home.Home) error {
-		ix, err := h.Index()
-		if err != nil {
-			return err
-		}
-		res, err = searcher{h.Store, ix}.Search(ctx, q)
-		return err
-	})
-	return res, err
-}
-
-func (l lockedStore) Sessions(ctx context.Context, f api.SessionFilter) (list []api.SessionInfo, err error) {
-	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; list, err = catalog{s}.Sessions(ctx, f); return err })
-	return list, err
-}
-
-func (l lockedStore) Stats(ctx context.Context) (st any, err error) {
-	err = l.with(ctx, false, func(h *home.Home) error { s := h.Store; st, err = catalog{s}.Stats(ctx); return err })
-	return st, err
 }

@@ -91,6 +91,9 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
+			if _, r, ok := a.runningServer(ctx); ok {
+				return a.remoteHandoff(ctx, r, c)
+			}
 			co := workingCheckout()
 			if o.project == "" && co != nil {
 				o.project = co.Project
@@ -139,6 +142,9 @@ The checkout is the current directory's repository; its project is the default.
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			if _, r, ok := a.runningServer(ctx); ok {
+				return a.remoteStale(ctx, r, c)
+			}
 			co := workingCheckout()
 			if co == nil {
 				return fmt.Errorf("stale: no current directory to check against")
@@ -195,7 +201,7 @@ func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error
 
 // remoteHandoff is memex handoff through a running server, whose check of
 // the edited files runs against this checkout.
-func (a *app) remoteHandoff(ctx context.Context, r *remote, c *cobra.Command) error {
+func (a *app) remoteHandoff(ctx context.Context, r *api.Client, c *cobra.Command) error {
 	f := c.Flags()
 	q := url.Values{"checkout": {checkoutRoot()}}
 	project, _ := f.GetString("project")
@@ -218,7 +224,7 @@ func (a *app) remoteHandoff(ctx context.Context, r *remote, c *cobra.Command) er
 
 // remoteStale is memex stale through a running server, checked against
 // this checkout.
-func (a *app) remoteStale(ctx context.Context, r *remote, c *cobra.Command) error {
+func (a *app) remoteStale(ctx context.Context, r *api.Client, c *cobra.Command) error {
 	f := c.Flags()
 	root := checkoutRoot()
 	if root == "" {

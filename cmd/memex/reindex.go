@@ -36,32 +36,12 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			h, err := a.open(ctx, home.Options{MustExist: true})
+			a.quiet = asJSON
+			svc, err := a.service(ctx, home.Options{MustExist: true})
 			if err != nil {
 				return err
 			}
-			// An index of another schema is what reindex is for.
-			if err := h.DropIndex(false); err != nil {
-				return err
-			}
-			ix, err := h.Index()
-			if err != nil {
-				return err
-			}
-			s := h.Store
-			var progress func(done, total int)
-			if f, ok := a.stderr.(*os.File); ok && !asJSON && term.IsTerminal(int(f.Fd())) {
-				var bar *progressbar.ProgressBar
-				progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
-							progressbar.OptionSetDescription("reindex"), progressbar.OptionShowCount(),
-							progressbar.OptionClearOnFinish())
-					}
-					_ = bar.Set(done)
-				}
-			}
-			res, err := reindexStore(ctx, s, ix, progress)
+			res, err := svc.Reindex(ctx)
 			if err != nil {
 				return err
 			}
@@ -70,6 +50,24 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	return c
+}
+
+// progressFunc returns the progress bar of a reindex on a terminal (nil
+// elsewhere, and with --json).
+func (a *app) progressFunc() func(done, total int) {
+	f, ok := a.stderr.(*os.File)
+	if !ok || a.quiet || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
+				progressbar.OptionSetDescription("reindex"), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(done)
+	}
 }
 
 // reindexStore rebuilds ix from s: memex reindex, locally or through a

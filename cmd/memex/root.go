@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,11 @@ type app struct {
 	verbose        bool
 	bulk           bool // open the store without a sync per write (ingest syncs at the end)
 	log            *slog.Logger
-	st             *storeHandle
+	running        *cobra.Command // the command being run
+	h              *home.Home     // the home, once opened
+	svc            api.Service    // the Service, once chosen (store.go)
+	served         bool           // svc is a running server's
+	quiet          bool           // no progress bars (--json)
 }
 
 // Run runs memex with args (without the program name). It is main's only
@@ -38,6 +43,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	asJSON := false
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		started = true
+		a.running = cmd
 		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
 			asJSON = true
 		}
@@ -206,9 +212,10 @@ func (a *app) setup() error {
 }
 
 func (a *app) close() error {
-	if a.st != nil {
-		err := a.st.close()
-		a.st = nil
+	a.svc = nil
+	if a.h != nil {
+		err := a.h.Close()
+		a.h = nil
 		return err
 	}
 	return nil

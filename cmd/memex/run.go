@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/summarize"
@@ -158,20 +158,12 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	// server when there is one, else locally. The output is redacted
 	// already (or kept as it is with --no-redact): stored as it is.
 	actx := context.WithoutCancel(ctx)
-	if _, r, ok := a.runningServer(actx); ok {
+	var svc api.Service
+	if svc, err = a.service(actx, home.Options{}); err == nil {
 		var got memex.Entry
-		if got, err = r.add(actx, e, spool, true); err == nil {
+		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: spool, NoRedact: true}); err == nil {
 			got.Redacted = e.Redacted
 			e = got
-		}
-	} else {
-		var s *archive.Store
-		if s, err = a.store(actx); err == nil {
-			var got memex.Entry
-			if got, err = s.Add(actx, e, spool); err == nil {
-				got.Redacted = e.Redacted
-				e = got
-			}
 		}
 	}
 	if err != nil {

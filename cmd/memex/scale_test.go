@@ -27,12 +27,11 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/klauspost/compress/zstd"
-	_ "modernc.org/sqlite"
-
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/summarize"
+	_ "modernc.org/sqlite"
 )
 
 // BenchmarkIngestScale runs, side by side on the same input, each in a

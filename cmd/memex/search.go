@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
@@ -116,19 +117,15 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 		return usagef("--limit %d: want a positive number", o.limit)
 	}
 	ctx := c.Context()
-	s, ix, err := a.openIndex(ctx)
+	svc, err := a.service(ctx, home.Options{MustExist: true})
 	if err != nil {
-		return err
-	}
-	q := index.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
-		Agent: o.agent, Kind: o.kind, Tool: o.tool}
-	if err := resolveBounds(ctx, s, &q, o.before, o.after); err != nil {
 		return err
 	}
 	if o.limit > index.MaxLimit {
 		fmt.Fprintf(a.stderr, "memex: search: --limit %d: at most %d hits are returned\n", o.limit, index.MaxLimit)
 	}
-	res, err := ix.Search(ctx, q)
+	res, err := svc.Search(ctx, api.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
+		Agent: o.agent, Kind: o.kind, Tool: o.tool, Before: o.before, After: o.after})
 	if err != nil {
 		return searchError(err)
 	}
@@ -136,32 +133,6 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 		return writeJSON(a.stdout, res)
 	}
 	printHits(a.stdout, a.stderr, res)
-	return nil
-}
-
-// resolveBounds resolves --before and --after (IDs, times as
-// memex.ParseTime reads them, or aliases narrowed by the query's project)
-// into q: the local search and the server's share it.
-func resolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before, after string) error {
-	for _, b := range []struct {
-		ref string
-		id  *memex.ID
-	}{{before, &q.Before}, {after, &q.After}} {
-		if b.ref == "" {
-			continue
-		}
-		if !memex.LooksLikeID(b.ref) {
-			if t, err := memex.ParseTime(b.ref, time.Now()); err == nil {
-				*b.id = memex.IDFloor(t)
-				continue
-			}
-		}
-		id, err := s.Resolve(ctx, b.ref, q.Project)
-		if err != nil {
-			return err
-		}
-		*b.id = id
-	}
 	return nil
 }
 

@@ -1,81 +1,21 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
-
-// isCompaction reports whether e marks a point where the agent's context
-// was compacted (the ingest readers set Attrs["event"]).
-func isCompaction(e memex.Entry) bool {
-	switch e.Attrs["event"] {
-	case "compact_boundary", "compacted", "compaction":
-		return true
-	}
-	return false
-}
-
-// collectSessions sums up the sessions of the entries of project and of
-// agent ("" is any), oldest first. memex sessions prints it, and a
-// running server answers GET /v1/sessions with it (catalog, in serve.go).
-func collectSessions(ctx context.Context, s *archive.Store, project, agent string) ([]api.SessionInfo, error) {
-	// A session is its name, project and agent together (memex.SessionRef).
-	by := map[memex.SessionRef]*api.SessionInfo{}
-	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
-		if e.Session == "" || (project != "" && e.Project != project) || (agent != "" && e.Agent != agent) {
-			return nil
-		}
-		si := by[e.SessionRef()]
-		if si == nil {
-			si = &api.SessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
-			by[e.SessionRef()] = si
-		}
-		si.Entries++
-		si.Tokens += e.Tokens
-		if e.Created.Before(si.Start) {
-			si.Start = e.Created
-		}
-		if e.Created.After(si.End) {
-			si.End = e.Created
-		}
-		if isCompaction(e) {
-			si.Compactions++
-		}
-		if p := e.Attrs["parent_session"]; p != "" && si.Parent == "" {
-			si.Parent = p
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.SessionInfo, 0, len(by))
-	for _, si := range by {
-		out = append(out, *si)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Start.Equal(out[j].Start) {
-			return out[i].Start.Before(out[j].Start)
-		}
-		return cmp.Or(strings.Compare(out[i].Session, out[j].Session), strings.Compare(out[i].Project, out[j].Project),
-			strings.Compare(out[i].Agent, out[j].Agent)) < 0
-	})
-	return out, nil
-}
 
 func (a *app) sessionsCommand() *cobra.Command {
 	var project, agent string
@@ -89,11 +29,11 @@ archived and the number of compactions (points where the agent lost its context)
   memex sessions --agent claude-code --json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.readStore(c.Context())
+			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			list, err := collectSessions(c.Context(), s, project, agent)
+			list, err := svc.Sessions(c.Context(), api.SessionFilter{Project: project, Agent: agent})
 			if err != nil {
 				return err
 			}
@@ -154,27 +94,27 @@ and --project or --agent picks one.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			s, err := a.readStore(ctx)
+			svc, err := a.service(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			var steps []replayStep
 			ref.Session = args[0]
-			err = s.Session(ctx, ref, func(e memex.Entry) error {
+			entries, err := svc.Replay(ctx, api.ReplayRequest{Ref: ref, Content: full})
+			if err != nil {
+				return err
+			}
+			steps := make([]replayStep, 0, len(entries))
+			for i, e := range entries {
 				var content *string
 				if full {
-					b, err := s.ReadAll(ctx, e.ID)
-					if err != nil {
-						return err
+					b, ok, err := e.Body()
+					if err != nil || !ok {
+						return fmt.Errorf("replay: entry %s came without its content: %v", e.ID, err)
 					}
 					text := string(b)
 					content = &text
 				}
-				steps = append(steps, newReplayStep(len(steps), e, content))
-				return nil
-			})
-			if err != nil {
-				return err
+				steps = append(steps, newReplayStep(i, e.Entry, content))
 			}
 			return a.printReplay(steps, asJSON)
 		},
@@ -190,7 +130,7 @@ and --project or --agent picks one.`,
 // --full asked for it.
 func newReplayStep(n int, e memex.Entry, content *string) replayStep {
 	return replayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Tool: e.Tool,
-		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: isCompaction(e), Content: content}
+		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: service.IsCompaction(e), Content: content}
 }
 
 // printReplay prints a replay as memex replay does, whether its steps were

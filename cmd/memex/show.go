@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -78,76 +76,60 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		return usagef("--budget takes a positive number of tokens and does not combine with --lines")
 	}
 	ctx := c.Context()
-	s, err := a.readStore(ctx)
+	svc, err := a.service(ctx, home.Options{Shared: true})
 	if err != nil {
 		return err
 	}
 	if o.budget > 0 {
-		item, res, err := deref.New(s).Show(ctx, ref, o.budget, o.project)
+		res, err := svc.Show(ctx, api.ShowRequest{Ref: ref, Project: o.project, Budget: o.budget})
 		if err != nil {
 			return err
 		}
 		if o.json {
-			return writeJSON(a.stdout, res)
+			return writeJSON(a.stdout, res.Result)
 		}
-		a.noteRedacted(ctx, s, item.ID)
-		if !utf8.ValidString(item.Content) {
-			// Raw bytes of a binary entry would garble a terminal and are
-			// no use to a reader counting tokens; show without --budget
-			// gives them exactly.
-			return a.binaryNote(ctx, s, item.ID)
-		}
-		_, err = fmt.Fprint(a.stdout, item.Content)
-		return err
-	}
-	id, err := s.Resolve(ctx, ref, o.project)
-	if err != nil {
-		return err
-	}
-	if !o.json {
-		rc, err := s.Lines(ctx, id, from, to)
+		e, err := svc.Entry(ctx, res.Item.ID, "")
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
-		a.noteRedacted(ctx, s, id.String())
-		_, err = io.Copy(a.stdout, rc)
+		a.noteRedacted(e)
+		if !utf8.ValidString(res.Item.Content) {
+			// Raw bytes of a binary entry would garble a terminal and are
+			// no use to a reader counting tokens; show without --budget
+			// gives them exactly.
+			_, err = fmt.Fprintf(a.stdout, "[memex: binary content (%s) not shown; memex show %s > FILE saves it]\n",
+				summarize.Commas(int(e.Bytes))+" "+summarize.PluralWord(int(e.Bytes), "byte"), e.ID)
+			return err
+		}
+		_, err = fmt.Fprint(a.stdout, res.Item.Content)
 		return err
 	}
-	e, err := s.Get(ctx, id)
+	e, err := svc.Entry(ctx, ref, o.project)
 	if err != nil {
 		return err
 	}
-	// Streamed, as show without --json: memory stays bounded whatever the
-	// entry's size.
-	return api.WriteEntryJSON(a.stdout, e, o.lines, func() (io.ReadCloser, error) { return s.Lines(ctx, id, from, to) }, "  ")
+	open := func() (io.ReadCloser, error) { return svc.Lines(ctx, api.LinesRequest{ID: e.ID, From: from, To: to}) }
+	if o.json {
+		// Streamed, as show without --json: memory stays bounded whatever
+		// the entry's size.
+		return api.WriteEntryJSON(a.stdout, e, o.lines, open, "  ")
+	}
+	rc, err := open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	a.noteRedacted(e)
+	_, err = io.Copy(a.stdout, rc)
+	return err
 }
 
 // noteRedacted tells on stderr (stdout stays the exact content) that
 // credentials were replaced in the entry when it was archived.
-func (a *app) noteRedacted(ctx context.Context, s *archive.Store, ref string) {
-	id, err := memex.ParseID(ref)
-	if err != nil {
-		return
+func (a *app) noteRedacted(e memex.Entry) {
+	if e.Redacted > 0 {
+		fmt.Fprintf(a.stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", e.ID, memex.RedactedNote(e.Redacted))
 	}
-	if e, err := s.Get(ctx, id); err == nil && e.Redacted > 0 {
-		fmt.Fprintf(a.stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", id, memex.RedactedNote(e.Redacted))
-	}
-}
-
-// binaryNote prints the line show --budget gives for a binary entry.
-func (a *app) binaryNote(ctx context.Context, s *archive.Store, ref string) error {
-	id, err := memex.ParseID(ref)
-	if err != nil {
-		return err
-	}
-	e, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(a.stdout, "[memex: binary content (%s) not shown; memex show %s > FILE saves it]\n",
-		summarize.Commas(int(e.Bytes))+" "+summarize.PluralWord(int(e.Bytes), "byte"), id)
-	return err
 }
 
 // showJSON is show --json, the same as GET /v1/entries?format=json.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -18,11 +19,11 @@ func (a *app) statsCommand() *cobra.Command {
   memex stats --json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.readStore(c.Context())
+			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			st, err := s.Stats(c.Context())
+			st, err := svc.Stats(c.Context())
 			if err != nil {
 				return err
 			}
@@ -33,30 +34,19 @@ func (a *app) statsCommand() *cobra.Command {
 	return c
 }
 
-// statsJSON is the archive's figures as memex stats --json prints them
-// and a running server answers GET /v1/stats (catalog, in serve.go).
-func statsJSON(st archive.Stats) map[string]any {
-	return map[string]any{
-		"entries": st.Entries, "sessions": st.Sessions, "bodies": st.Bodies,
-		"raw_bytes": st.RawBytes, "unique_bytes": st.UniqueBytes, "stored_bytes": st.StoredBytes,
-		"disk_bytes": st.DiskBytes, "ratio": round2(st.Ratio()), "dedup_saved_bytes": st.DedupSaved(),
-		"tokens": st.Tokens, "pending_index": st.Pending,
-	}
-}
-
 // printStats prints the figures as memex stats does, whether they were
 // read from the store or from a running server.
-func (a *app) printStats(st archive.Stats, asJSON bool) error {
+func (a *app) printStats(st api.Stats, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, statsJSON(st))
+		return writeJSON(a.stdout, st)
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "entries\t%d\n", st.Entries)
 	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
 	fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
 	fmt.Fprintf(w, "raw bytes\t%s\n", human(st.RawBytes))
-	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio())
-	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved()), st.Bodies)
+	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio)
+	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved), st.Bodies)
 	fmt.Fprintf(w, "on disk\t%s\n", human(st.DiskBytes))
 	return w.Flush()
 }

@@ -3,64 +3,76 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/spf13/cobra"
+	"github.com/memex-archive/memex/internal/service"
 )
 
 // One process owns the store: internal/home holds the lock contract. A CLI
 // command opens the home (a writer exclusively, a reader shared, waiting up
 // to lockTimeout for another memex process), does its work and closes it.
 //
-// The routing seam: commands reach the store through the app's store()
-// method only. When a `memex serve` is running its address is in
-// $MEMEX_HOME/serve.addr, and open() hands the command being run to that
-// server instead (route, in serve.go): add, show, search, deref, context,
-// sessions, stats, replay, ingest, forget, verify and reindex run there and
-// the local command stops with their outcome; other commands fail at once
-// with memex.ErrBusy rather than wait for a lock the server holds for good.
+// The data commands (add, show, search, deref, context, sessions, stats,
+// replay, forget, verify, reindex, ingest) call an api.Service, chosen once
+// by service(): the Client of the running `memex serve` when
+// $MEMEX_HOME/serve.addr names one that answers, else the Local Service
+// over the home. Other commands that need the store fail at once with
+// memex.ErrBusy while a server runs, rather than wait for a lock the server
+// holds for good.
 
-type storeHandle struct {
-	home *home.Home
-	// cmd is a command of the tree being run, from which open finds the
-	// one executing (cobra gives only it a context).
-	cmd *cobra.Command
+// service returns the Service of this process, chosen on first use: the
+// running server's Client, or the Service over the home opened with o.
+func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) {
+	if a.svc != nil {
+		return a.svc, nil
+	}
+	if addr, c, ok := a.runningServer(ctx); ok {
+		a.log.Debug("through the server", "command", a.purpose(), "addr", addr)
+		a.svc, a.served = c, true
+		return c, nil
+	}
+	h, err := a.openHome(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	a.svc = service.New(h, a.serviceOptions())
+	return a.svc, nil
 }
 
-// remember records c's command tree for the routing seam.
-func (a *app) remember(c *cobra.Command) {
-	if a.st == nil {
-		a.st = &storeHandle{}
+// serviceOptions are the parts of the Local Service that live in cmd:
+// imports, maintenance and the checkout of a directory.
+func (a *app) serviceOptions() service.Options {
+	return service.Options{
+		Ingester:   func(h *home.Home) api.Ingester { return importer{h.Store, h.Index} },
+		Maintainer: func(h *home.Home) api.Maintainer { return maintainer{h, a.progressFunc} },
+		CheckoutOf: checkoutOf,
 	}
-	a.st.cmd = c
 }
 
-// executing returns the command being run, or nil.
-func (a *app) executing() *cobra.Command {
-	if a.st == nil || a.st.cmd == nil {
-		return nil
+// runningServer returns the server named in serve.addr when it answers
+// /healthz; a stale file (a server that was killed) is ignored.
+func (a *app) runningServer(ctx context.Context) (string, *api.Client, bool) {
+	srv, ok := home.ReadServer(a.home)
+	if !ok {
+		return "", nil, false
 	}
-	var find func(*cobra.Command) *cobra.Command
-	find = func(c *cobra.Command) *cobra.Command {
-		for _, sub := range c.Commands() {
-			if sub.Context() != nil {
-				return sub
-			}
-			if got := find(sub); got != nil {
-				return got
-			}
-		}
-		return nil
+	c := &api.Client{Base: "http://" + srv.Addr, Token: srv.Token, Key: srv.Key}
+	if !c.Healthy(ctx, 2*time.Second) {
+		return "", nil, false
 	}
-	return find(a.st.cmd.Root())
+	return srv.Addr, c, true
 }
 
-func (h *storeHandle) close() error {
-	if h.home == nil {
-		return nil
+// purpose names the command being run, for the lock's holder note.
+func (a *app) purpose() string {
+	if a.running == nil {
+		return "memex"
 	}
-	return h.home.Close()
+	return a.running.CommandPath()
 }
 
 // store opens the archive under the home directory for writing, once per
@@ -85,30 +97,35 @@ func (a *app) readStore(ctx context.Context) (*archive.Store, error) {
 	return h.Store, nil
 }
 
-// open opens the home once per process with o's mode, the lock wait and
-// the waiting notice filled in.
+// open opens the home for a command that is not served: while a server
+// runs, that is memex.ErrBusy.
 func (a *app) open(ctx context.Context, o home.Options) (*home.Home, error) {
-	if a.st != nil && a.st.home != nil {
-		return a.st.home, nil
+	if a.h == nil {
+		if addr, _, ok := a.runningServer(ctx); ok {
+			name := a.purpose()
+			return nil, fmt.Errorf("%s: the memex server at %s owns the store and does not run %s; stop the server, then run this again: %w",
+				name, addr, name, memex.ErrBusy)
+		}
 	}
-	if routed, err := a.route(ctx); routed {
-		return nil, err
+	return a.openHome(ctx, o)
+}
+
+// openHome opens the home once per process with o's mode, the lock wait
+// and the waiting notice filled in.
+func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) {
+	if a.h != nil {
+		return a.h, nil
 	}
 	o.Wait = lockTimeout()
 	o.NoSync = a.bulk
 	o.Logger = a.log
 	o.OnWait = a.waitNotice
-	if c := a.executing(); c != nil {
-		o.Purpose = c.CommandPath()
-	}
+	o.Purpose = a.purpose()
 	h, err := home.Open(ctx, a.home, o)
 	if err != nil {
 		return nil, err
 	}
-	if a.st == nil {
-		a.st = &storeHandle{}
-	}
-	a.st.home = h
+	a.h = h
 	if !o.Shared {
 		// What hooks and runs spooled while the store was taken is
 		// archived by the next process that holds it.

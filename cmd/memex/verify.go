@@ -46,11 +46,11 @@ transcripts come back with memex ingest (their keys are gone with them).`,
 			if repair {
 				o = home.Options{MustExist: true, RepairWAL: true}
 			}
-			h, err := a.open(c.Context(), o)
+			svc, err := a.service(c.Context(), o)
 			if err != nil {
 				return err
 			}
-			res, err := verifyHome(c.Context(), h.Store, h.Index, a.home)
+			res, err := svc.Verify(c.Context())
 			if err != nil {
 				return err
 			}

@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	"internal/catchup":  {"", "archive", "index", "summarize"},
 	"internal/hosts":    {"", "ingest"},
 	"internal/home":     {"", "archive", "index"},
+	// The Services over a home: Local, per-call locking, the write policy.
+	"internal/service":             {"", "api", "archive", "index", "deref", "summarize", "internal/catchup", "internal/home", "internal/redact"},
+	"internal/service/servicetest": {"", "api", "deref"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import

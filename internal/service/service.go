@@ -1,0 +1,289 @@
+package service
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/redact"
+)
+
+// Options configure New. The zero value serves reads, writes and searches;
+// imports and maintenance need their parts.
+type Options struct {
+	// Ingester and Maintainer give what serves Ingest, and Forget,
+	// Verify and Reindex, over a home; nil answers that they are not
+	// available.
+	Ingester   func(*home.Home) api.Ingester
+	Maintainer func(*home.Home) api.Maintainer
+	// CheckoutOf gives the working tree holding a directory
+	// (api.Local.CheckoutOf); nil checks no file lines.
+	CheckoutOf func(dir string) *deref.Checkout
+}
+
+// New returns the Service over h's store and index, with the write policy
+// (Redacting). It is valid until h is closed.
+func New(h *home.Home, o Options) api.Service {
+	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index}, Catalog: Catalog{h.Store},
+		CheckoutOf: o.CheckoutOf}
+	if o.Ingester != nil {
+		l.Ingester = o.Ingester(h)
+	}
+	if o.Maintainer != nil {
+		l.Maintainer = o.Maintainer(h)
+	}
+	return Redacting(l)
+}
+
+// Redacting applies the write policy (redact.Entry: the entry's text
+// fields, attrs included, and its body) to every Add of svc that does not
+// ask for NoRedact; the stored entry's Redacted counts the replacements.
+// It is the one place a write is redacted, whatever path it came by.
+func Redacting(svc api.Service) api.Service { return redacting{svc} }
+
+type redacting struct{ api.Service }
+
+func (r redacting) Add(ctx context.Context, req api.AddRequest) (memex.Entry, error) {
+	if !req.NoRedact {
+		var body *redact.Reader
+		req.Entry, body = redact.Entry(req.Entry, req.Body)
+		req.Body = body
+	}
+	return r.Service.Add(ctx, req)
+}
+
+// Searcher is the index as api.Index: it resolves a query's before and
+// after (IDs, aliases narrowed by the query's project, or times), brings
+// the index up to date with the archive, then searches. Index opens the
+// index on first use.
+type Searcher struct {
+	Store *archive.Store
+	Index func() (*index.Index, error)
+}
+
+func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
+	iq := index.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Session: q.Session,
+		Agent: q.Agent, Kind: q.Kind, Tool: q.Tool}
+	if err := ResolveBounds(ctx, x.Store, &iq, q.Before, q.After); err != nil {
+		return api.SearchResult{}, err
+	}
+	ix, err := x.Index()
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	if _, err := catchup.CatchUp(ctx, x.Store, ix); err != nil {
+		return api.SearchResult{}, err
+	}
+	res, err := ix.Search(ctx, iq)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	return api.SearchResult{Hits: res.Hits, Total: res.Total, Partial: res.Partial, Relaxed: res.Relaxed, Partly: res.Partly, Took: res.Took}, nil
+}
+
+// ResolveBounds resolves before and after (IDs, times as memex.ParseTime
+// reads them, or aliases narrowed by the query's project) into q.
+func ResolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before, after string) error {
+	for _, b := range []struct {
+		ref string
+		id  *memex.ID
+	}{{before, &q.Before}, {after, &q.After}} {
+		if b.ref == "" {
+			continue
+		}
+		if !memex.LooksLikeID(b.ref) {
+			if t, err := memex.ParseTime(b.ref, time.Now()); err == nil {
+				*b.id = memex.IDFloor(t)
+				continue
+			}
+		}
+		id, err := s.Resolve(ctx, b.ref, q.Project)
+		if err != nil {
+			return err
+		}
+		*b.id = id
+	}
+	return nil
+}
+
+// Catalog is the archive as api.Catalog.
+type Catalog struct{ Store *archive.Store }
+
+// Sessions sums up the sessions of the entries f admits, oldest first.
+func (c Catalog) Sessions(ctx context.Context, f api.SessionFilter) ([]api.SessionInfo, error) {
+	// A session is its name, project and agent together (memex.SessionRef).
+	by := map[memex.SessionRef]*api.SessionInfo{}
+	err := c.Store.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
+		if e.Session == "" || (f.Project != "" && e.Project != f.Project) || (f.Agent != "" && e.Agent != f.Agent) {
+			return nil
+		}
+		si := by[e.SessionRef()]
+		if si == nil {
+			si = &api.SessionInfo{Session: e.Session, Agent: e.Agent, Project: e.Project, Start: e.Created, End: e.Created}
+			by[e.SessionRef()] = si
+		}
+		si.Entries++
+		si.Tokens += e.Tokens
+		if e.Created.Before(si.Start) {
+			si.Start = e.Created
+		}
+		if e.Created.After(si.End) {
+			si.End = e.Created
+		}
+		if IsCompaction(e) {
+			si.Compactions++
+		}
+		if p := e.Attrs["parent_session"]; p != "" && si.Parent == "" {
+			si.Parent = p
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.SessionInfo, 0, len(by))
+	for _, si := range by {
+		out = append(out, *si)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return cmp.Or(strings.Compare(out[i].Session, out[j].Session), strings.Compare(out[i].Project, out[j].Project),
+			strings.Compare(out[i].Agent, out[j].Agent)) < 0
+	})
+	return out, nil
+}
+
+// Stats are the archive's figures.
+func (c Catalog) Stats(ctx context.Context) (api.Stats, error) {
+	st, err := c.Store.Stats(ctx)
+	if err != nil {
+		return api.Stats{}, err
+	}
+	return StatsOf(st), nil
+}
+
+// StatsOf is st as memex stats --json prints it.
+func StatsOf(st archive.Stats) api.Stats {
+	return api.Stats{Entries: st.Entries, Sessions: st.Sessions, Bodies: st.Bodies, RawBytes: st.RawBytes,
+		UniqueBytes: st.UniqueBytes, StoredBytes: st.StoredBytes, DiskBytes: st.DiskBytes,
+		Ratio: float64(int64(st.Ratio()*100+0.5)) / 100, DedupSaved: st.DedupSaved(), Tokens: st.Tokens, Pending: st.Pending}
+}
+
+// IsCompaction reports whether e marks a point where the agent's context
+// was compacted (the ingest readers set Attrs["event"]).
+func IsCompaction(e memex.Entry) bool {
+	switch e.Attrs["event"] {
+	case "compact_boundary", "compacted", "compaction":
+		return true
+	}
+	return false
+}
+
+// Locked is the Service that opens the home for each call, through Open
+// (for writing when write is set, else shared), and closes it before
+// returning: a long-lived server (memex mcp over stdio) then never holds
+// the store between calls. Bodies are read whole before the release.
+type Locked struct {
+	Open    func(ctx context.Context, write bool) (*home.Home, error)
+	Options Options
+}
+
+var _ api.Service = Locked{}
+
+// with runs fn on the Service over the home opened for this call.
+func with[T any](ctx context.Context, l Locked, write bool, fn func(api.Service) (T, error)) (T, error) {
+	var zero T
+	h, err := l.Open(ctx, write)
+	if err != nil {
+		return zero, err
+	}
+	v, err := fn(New(h, l.Options))
+	if cerr := h.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return zero, err
+	}
+	return v, nil
+}
+
+func (l Locked) Add(ctx context.Context, req api.AddRequest) (memex.Entry, error) {
+	return with(ctx, l, true, func(s api.Service) (memex.Entry, error) { return s.Add(ctx, req) })
+}
+
+func (l Locked) Entry(ctx context.Context, ref, project string) (memex.Entry, error) {
+	return with(ctx, l, false, func(s api.Service) (memex.Entry, error) { return s.Entry(ctx, ref, project) })
+}
+
+func (l Locked) Lines(ctx context.Context, req api.LinesRequest) (io.ReadCloser, error) {
+	b, err := with(ctx, l, false, func(s api.Service) ([]byte, error) {
+		rc, err := s.Lines(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return io.ReadAll(rc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+func (l Locked) Show(ctx context.Context, req api.ShowRequest) (api.ShowResult, error) {
+	return with(ctx, l, false, func(s api.Service) (api.ShowResult, error) { return s.Show(ctx, req) })
+}
+
+// Search opens the home for writing: it brings the index up to date.
+func (l Locked) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
+	return with(ctx, l, true, func(s api.Service) (api.SearchResult, error) { return s.Search(ctx, q) })
+}
+
+func (l Locked) Deref(ctx context.Context, req api.DerefRequest) (api.DerefResult, error) {
+	return with(ctx, l, false, func(s api.Service) (api.DerefResult, error) { return s.Deref(ctx, req) })
+}
+
+func (l Locked) Context(ctx context.Context, req api.ContextRequest) (api.ContextResult, error) {
+	return with(ctx, l, false, func(s api.Service) (api.ContextResult, error) { return s.Context(ctx, req) })
+}
+
+func (l Locked) Sessions(ctx context.Context, f api.SessionFilter) ([]api.SessionInfo, error) {
+	return with(ctx, l, false, func(s api.Service) ([]api.SessionInfo, error) { return s.Sessions(ctx, f) })
+}
+
+func (l Locked) Stats(ctx context.Context) (api.Stats, error) {
+	return with(ctx, l, false, func(s api.Service) (api.Stats, error) { return s.Stats(ctx) })
+}
+
+func (l Locked) Replay(ctx context.Context, req api.ReplayRequest) ([]api.EntryJSON, error) {
+	return with(ctx, l, false, func(s api.Service) ([]api.EntryJSON, error) { return s.Replay(ctx, req) })
+}
+
+func (l Locked) Ingest(ctx context.Context, req api.IngestRequest) (api.IngestResult, error) {
+	return with(ctx, l, true, func(s api.Service) (api.IngestResult, error) { return s.Ingest(ctx, req) })
+}
+
+func (l Locked) Forget(ctx context.Context, req api.ForgetRequest) (api.ForgetResult, error) {
+	return with(ctx, l, true, func(s api.Service) (api.ForgetResult, error) { return s.Forget(ctx, req) })
+}
+
+func (l Locked) Verify(ctx context.Context) (api.VerifyResult, error) {
+	return with(ctx, l, false, func(s api.Service) (api.VerifyResult, error) { return s.Verify(ctx) })
+}
+
+func (l Locked) Reindex(ctx context.Context) (api.ReindexResult, error) {
+	return with(ctx, l, true, func(s api.Service) (api.ReindexResult, error) { return s.Reindex(ctx) })
+}

@@ -1,0 +1,55 @@
+package service_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/service/servicetest"
+)
+
+func open(t *testing.T, dir string, write bool) *home.Home {
+	h, err := home.Open(context.Background(), dir, home.Options{Shared: !write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// localService is the Service over a home held for the whole test.
+func localService(t *testing.T) api.Service {
+	h := open(t, t.TempDir(), true)
+	t.Cleanup(func() { h.Close() })
+	return service.New(h, service.Options{})
+}
+
+func TestLocal(t *testing.T) { servicetest.Run(t, localService) }
+
+// TestClient runs the suite through the HTTP API: api.Client against a
+// server answering with the Local Service.
+func TestClient(t *testing.T) {
+	servicetest.Run(t, func(t *testing.T) api.Service {
+		srv, err := api.New(api.Options{Service: localService(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		return &api.Client{Base: ts.URL}
+	})
+}
+
+// TestLocked runs the suite against the Service that opens the home for
+// each call (memex mcp over stdio).
+func TestLocked(t *testing.T) {
+	servicetest.Run(t, func(t *testing.T) api.Service {
+		dir := t.TempDir()
+		open(t, dir, true).Close() // the store exists, as memex mcp finds it
+		return service.Locked{Open: func(ctx context.Context, write bool) (*home.Home, error) {
+			return home.Open(ctx, dir, home.Options{Shared: !write})
+		}}
+	})
+}

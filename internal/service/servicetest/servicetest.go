@@ -1,0 +1,314 @@
+// Package servicetest is the conformance suite of api.Service: one set of
+// tests that every implementation must pass (the Local one over a home,
+// the one that locks the home per call, and api.Client over a server built
+// on either), so that a command answers the same whether it reads the
+// store itself or goes through a running memex serve. Each test names a
+// difference that once shipped between the two paths.
+package servicetest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+)
+
+// Factory returns a Service over a new, empty archive; the test's cleanup
+// releases it.
+type Factory func(t *testing.T) api.Service
+
+// Run runs every test of the suite against the Services new returns.
+func Run(t *testing.T, new Factory) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, api.Service)
+	}{
+		{"AddThenRead", testAddThenRead},
+		{"AddRedactsBodyAndAttrs", testAddRedacts},
+		{"AddNoRedact", testAddNoRedact},
+		{"EntryUnknown", testEntryUnknown},
+		{"LinesRange", testLinesRange},
+		{"Show", testShow},
+		{"SearchTook", testSearchTook},
+		{"SearchMalformedIsInvalid", testSearchMalformed},
+		{"SearchBeforeAfterAlias", testSearchBounds},
+		{"SearchAfterUnknownAlias", testSearchUnknownBound},
+		{"ReplaySessionWithSlash", testReplaySlash},
+		{"ReplayUnknown", testReplayUnknown},
+		{"Sessions", testSessions},
+		{"Stats", testStats},
+		{"Deref", testDeref},
+		{"DerefEmptyIsInvalid", testDerefEmpty},
+		{"Context", testContext},
+		{"ContextUnknown", testContextUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, new(t)) })
+	}
+}
+
+const failing = "--- FAIL: TestParse nil map\n"
+
+// fill adds the suite's three entries: two in session "team/feature"
+// (a name holding '/'), one in "plain", aliased first, second, third.
+func fill(t *testing.T, s api.Service) []memex.Entry {
+	t.Helper()
+	var out []memex.Entry
+	for _, e := range []memex.Entry{
+		{Session: "team/feature", Aliases: []string{"first"}, Kind: memex.KindTool, Tool: "bash", Input: "go test", Exit: memex.IntPtr(1)},
+		{Session: "team/feature", Aliases: []string{"second"}, Kind: memex.KindNote},
+		{Session: "plain", Aliases: []string{"third"}, Kind: memex.KindNote},
+	} {
+		e.Project, e.Agent = "p", "cli"
+		got := add(t, s, e, failing+strings.Repeat("ok line\n", 50))
+		out = append(out, got)
+	}
+	return out
+}
+
+func add(t *testing.T, s api.Service, e memex.Entry, body string) memex.Entry {
+	t.Helper()
+	got, err := s.Add(context.Background(), api.AddRequest{Entry: e, Body: strings.NewReader(body)})
+	if err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	return got
+}
+
+func lines(t *testing.T, s api.Service, req api.LinesRequest) string {
+	t.Helper()
+	rc, err := s.Lines(context.Background(), req)
+	if err != nil {
+		t.Fatalf("lines %+v: %v", req, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// wantKind fails unless err is of the class kind and says what.
+func wantKind(t *testing.T, err, kind error, what string) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("err %v, want %v", err, kind)
+	}
+	if !strings.Contains(err.Error(), what) {
+		t.Fatalf("err %q does not say %q", err, what)
+	}
+}
+
+func testAddThenRead(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	body := "line one\nline two\n\x00binary too\n"
+	got := add(t, s, memex.Entry{Project: "p", Session: "s", Agent: "cli", Tool: "bash", Aliases: []string{"a1"}}, body)
+	if got.ID.IsZero() || got.Bytes != int64(len(body)) || got.Kind != memex.KindTool {
+		t.Fatalf("added %+v", got)
+	}
+	e, err := s.Entry(ctx, "a1", "")
+	if err != nil || e.ID != got.ID || e.Tool != "bash" || !slices.Contains(e.Aliases, "a1") {
+		t.Fatalf("entry a1: %+v, %v", e, err)
+	}
+	if b := lines(t, s, api.LinesRequest{ID: got.ID}); b != body {
+		t.Fatalf("body %q, want %q", b, body)
+	}
+}
+
+func testAddRedacts(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	got := add(t, s, memex.Entry{Project: "p", Session: "s", Input: "curl -H 'Authorization: token " + secret + "'",
+		Attrs: map[string]string{"env": "GITHUB_TOKEN=" + secret}}, "token "+secret+"\n")
+	e, err := s.Entry(ctx, got.ID.String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, v := range map[string]string{"input": e.Input, "attrs": e.Attrs["env"], "body": lines(t, s, api.LinesRequest{ID: got.ID})} {
+		if strings.Contains(v, secret) || !strings.Contains(v, "[REDACTED:") {
+			t.Errorf("%s stored as %q", what, v)
+		}
+	}
+	if got.Redacted < 3 || e.Redacted != got.Redacted {
+		t.Errorf("redacted: add says %d, entry %d; want 3 or more", got.Redacted, e.Redacted)
+	}
+}
+
+func testAddNoRedact(t *testing.T, s api.Service) {
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	got, err := s.Add(context.Background(), api.AddRequest{Entry: memex.Entry{Project: "p", Attrs: map[string]string{"k": secret}},
+		Body: strings.NewReader(secret), NoRedact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := s.Entry(context.Background(), got.ID.String(), "")
+	if b := lines(t, s, api.LinesRequest{ID: got.ID}); b != secret || e.Attrs["k"] != secret || got.Redacted != 0 {
+		t.Fatalf("no redact: body %q attrs %v redacted %d", b, e.Attrs, got.Redacted)
+	}
+}
+
+func testEntryUnknown(t *testing.T, s api.Service) {
+	fill(t, s)
+	_, err := s.Entry(context.Background(), "nosuch", "")
+	wantKind(t, err, memex.ErrNotFound, "nosuch")
+}
+
+func testLinesRange(t *testing.T, s api.Service) {
+	e := fill(t, s)[0]
+	if got := lines(t, s, api.LinesRequest{ID: e.ID, From: 1, To: 2}); got != failing+"ok line\n" {
+		t.Fatalf("lines 1:2 %q", got)
+	}
+	if got := lines(t, s, api.LinesRequest{ID: e.ID, From: 51}); got != "ok line\n" {
+		t.Fatalf("lines 51: %q", got)
+	}
+}
+
+func testShow(t *testing.T, s api.Service) {
+	fill(t, s)
+	res, err := s.Show(context.Background(), api.ShowRequest{Ref: "first", Budget: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Item.Complete || !strings.Contains(res.Item.Content, "FAIL") || res.Result.Used > 120 || res.Result.Budget != 120 {
+		t.Fatalf("show: %+v", res)
+	}
+	_, err = s.Show(context.Background(), api.ShowRequest{Ref: "first", Budget: 1})
+	if !errors.Is(err, memex.ErrBudgetTooSmall) {
+		t.Fatalf("show at budget 1: %v", err)
+	}
+}
+
+// Served search --json carried took_ns 0.
+func testSearchTook(t *testing.T, s api.Service) {
+	fill(t, s)
+	res, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 3 || res.Total != 3 || res.Took <= 0 {
+		t.Fatalf("search: %d hits, total %d, took %v", len(res.Hits), res.Total, res.Took)
+	}
+}
+
+// A malformed query exited 2 locally and 1 when served: it is ErrInvalid
+// both ways (the CLI maps that to a usage error).
+func testSearchMalformed(t *testing.T, s api.Service) {
+	fill(t, s)
+	for _, q := range []string{"exit:abc", `"nil map`} {
+		_, err := s.Search(context.Background(), api.Query{Text: q, Limit: 10})
+		if !errors.Is(err, memex.ErrInvalid) {
+			t.Errorf("search %q: %v, want invalid", q, err)
+		}
+	}
+}
+
+// before and after are resolved once, by the same code, on every path.
+func testSearchBounds(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	res, err := s.Search(context.Background(), api.Query{Text: "nil", Limit: 10, Before: "third"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || res.Hits[0].ID == es[2].ID || res.Hits[1].ID == es[2].ID {
+		t.Fatalf("before third: %+v", res.Hits)
+	}
+	res, err = s.Search(context.Background(), api.Query{Text: "nil", Limit: 10, After: es[0].ID.String()})
+	if err != nil || len(res.Hits) != 2 {
+		t.Fatalf("after first: %+v, %v", res.Hits, err)
+	}
+}
+
+func testSearchUnknownBound(t *testing.T, s api.Service) {
+	fill(t, s)
+	_, err := s.Search(context.Background(), api.Query{Text: "nil", Limit: 10, After: "nosuch"})
+	wantKind(t, err, memex.ErrNotFound, "nosuch")
+}
+
+// A session whose name holds '/' could not be replayed while memex serve
+// ran.
+func testReplaySlash(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	got, err := s.Replay(context.Background(), api.ReplayRequest{Ref: memex.SessionRef{Session: "team/feature"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != es[0].ID || got[1].ID != es[1].ID || got[0].Content != nil {
+		t.Fatalf("replay: %+v", got)
+	}
+	got, err = s.Replay(context.Background(), api.ReplayRequest{Ref: memex.SessionRef{Session: "team/feature"}, Content: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok, _ := got[1].Body(); !ok || !strings.HasPrefix(string(b), failing) {
+		t.Fatalf("replay with content: %q, %v", b, ok)
+	}
+}
+
+func testReplayUnknown(t *testing.T, s api.Service) {
+	fill(t, s)
+	_, err := s.Replay(context.Background(), api.ReplayRequest{Ref: memex.SessionRef{Session: "nosuch"}})
+	wantKind(t, err, memex.ErrNotFound, `"nosuch"`)
+}
+
+func testSessions(t *testing.T, s api.Service) {
+	list, err := s.Sessions(context.Background(), api.SessionFilter{})
+	if err != nil || list == nil || len(list) != 0 {
+		t.Fatalf("sessions of an empty archive: %#v, %v", list, err)
+	}
+	fill(t, s)
+	list, err = s.Sessions(context.Background(), api.SessionFilter{Project: "p"})
+	if err != nil || len(list) != 2 || list[0].Session != "team/feature" || list[0].Entries != 2 || list[1].Session != "plain" {
+		t.Fatalf("sessions: %+v, %v", list, err)
+	}
+}
+
+func testStats(t *testing.T, s api.Service) {
+	fill(t, s)
+	st, err := s.Stats(context.Background())
+	if err != nil || st.Entries != 3 || st.Sessions != 2 || st.Bodies != 1 || st.RawBytes == 0 || st.DedupSaved == 0 {
+		t.Fatalf("stats: %+v, %v", st, err)
+	}
+}
+
+func testDeref(t *testing.T, s api.Service) {
+	fill(t, s)
+	res, err := s.Deref(context.Background(), api.DerefRequest{Refs: []string{"first", "nosuch", "second"}, Budget: 600, Query: "nil map"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || !slices.Equal(res.Missing, []string{"nosuch"}) || res.Used > 600 || res.Used == 0 ||
+		res.Text == "" || res.Text != res.Result.Text {
+		t.Fatalf("deref: %+v", res)
+	}
+}
+
+func testDerefEmpty(t *testing.T, s api.Service) {
+	_, err := s.Deref(context.Background(), api.DerefRequest{})
+	wantKind(t, err, memex.ErrInvalid, "refs")
+}
+
+func testContext(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	res, err := s.Context(context.Background(), api.ContextRequest{Session: "team/feature", Budget: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 2 || len(res.Entries) != 2 || !strings.Contains(res.Text, es[0].ID.String()) || res.Text != res.ContextResult.Text {
+		t.Fatalf("context: %+v", res)
+	}
+	res, err = s.Context(context.Background(), api.ContextRequest{Project: "p", Budget: 500, Before: "second"})
+	if err != nil || res.Total != 1 {
+		t.Fatalf("context before second: %+v, %v", res, err)
+	}
+}
+
+func testContextUnknown(t *testing.T, s api.Service) {
+	fill(t, s)
+	_, err := s.Context(context.Background(), api.ContextRequest{Session: "nosuch"})
+	wantKind(t, err, memex.ErrNotFound, `"nosuch"`)
+}

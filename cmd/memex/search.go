@@ -118,6 +118,13 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	}
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{MustExist: true})
+	if errors.Is(err, memex.ErrDiskFull) {
+		// No room to bring the index up to date: search it as it is.
+		if svc, err = a.service(ctx, home.Options{Shared: true}); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
+	}
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type Options struct {
 // New returns the Service over h's store and index, with the write policy
 // (Redacting). It is valid until h is closed.
 func New(h *home.Home, o Options) api.Service {
-	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index}, Catalog: Catalog{h.Store},
+	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()}, Catalog: Catalog{h.Store},
 		CheckoutOf: o.CheckoutOf}
 	if o.Ingester != nil {
 		l.Ingester = o.Ingester(h)
@@ -70,6 +70,9 @@ func (r redacting) Add(ctx context.Context, req api.AddRequest) (memex.Entry, er
 type Searcher struct {
 	Store *archive.Store
 	Index func() (*index.Index, error)
+	// AsIs searches the index as it is, without a catch-up: for a home
+	// opened read-only (a store whose disk is full).
+	AsIs bool
 }
 
 func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
@@ -82,8 +85,10 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	if _, err := catchup.CatchUp(ctx, x.Store, ix); err != nil {
-		return api.SearchResult{}, err
+	if !x.AsIs {
+		if _, err := catchup.CatchUp(ctx, x.Store, ix); err != nil {
+			return api.SearchResult{}, err
+		}
 	}
 	res, err := ix.Search(ctx, iq)
 	if err != nil {

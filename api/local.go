@@ -138,7 +138,12 @@ func (l *Local) Stats(ctx context.Context) (Stats, error) {
 
 func (l *Local) Replay(ctx context.Context, req ReplayRequest) ([]EntryJSON, error) {
 	entries := []EntryJSON{}
-	err := l.Store.Session(ctx, req.Ref, func(e memex.Entry) error {
+	// A unique prefix of a name names its session (replay 5f0c2a91).
+	ref, err := deref.ResolveSession(ctx, l.Store, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	err = l.Store.Session(ctx, ref, func(e memex.Entry) error {
 		if !req.Content {
 			entries = append(entries, EntryJSON{Entry: e})
 			return nil

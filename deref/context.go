@@ -181,7 +181,10 @@ func (r *Reader) contextEntries(ctx context.Context, opts ContextOptions) ([]mem
 	}
 	switch {
 	case opts.Session != "":
-		ref := memex.SessionRef{Session: opts.Session, Project: opts.Project}
+		ref, err := ResolveSession(ctx, r.store, memex.SessionRef{Session: opts.Session, Project: opts.Project})
+		if err != nil {
+			return nil, fmt.Errorf("deref: context: %w", err)
+		}
 		if err := r.store.Session(ctx, ref, keep); err != nil {
 			return nil, fmt.Errorf("deref: context: %w", err)
 		}
@@ -402,4 +405,25 @@ func isLookup(e memex.Entry) bool {
 		return len(f) > 1 && (f[1] == "status" || f[1] == "log" || f[1] == "show" || f[1] == "grep" || f[1] == "branch")
 	}
 	return false
+}
+
+// SessionResolver is the optional method of a Store that completes a
+// unique prefix of a session's name (archive.Store has it).
+type SessionResolver interface {
+	// ResolveSession returns ref with its name completed when it is a
+	// prefix of one session's name only, ref itself when it is a name or
+	// no session's prefix, and memex.ErrAmbiguous, listing them, when it
+	// starts the names of several.
+	ResolveSession(ctx context.Context, ref memex.SessionRef) (memex.SessionRef, error)
+}
+
+// ResolveSession completes ref's name as s's ResolveSession does, so that
+// the first characters of a UUID name its session wherever a session is
+// read by name (memex replay 5f0c2a91, context --session 5f0c2a91); a
+// Store without that method gets ref back as it is.
+func ResolveSession(ctx context.Context, s any, ref memex.SessionRef) (memex.SessionRef, error) {
+	if rs, ok := s.(SessionResolver); ok {
+		return rs.ResolveSession(ctx, ref)
+	}
+	return ref, nil
 }

@@ -154,6 +154,14 @@ func (l lockedStore) Session(ctx context.Context, ref memex.SessionRef, fn func(
 	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Session(ctx, ref, add) })
 }
 
+func (l lockedStore) ResolveSession(ctx context.Context, ref memex.SessionRef) (out memex.SessionRef, err error) {
+	err = l.with(ctx, false, func(h *home.Home) error {
+		out, err = h.Store.ResolveSession(ctx, ref)
+		return err
+	})
+	return out, err
+}
+
 func (l lockedStore) Scan(ctx context.Context, from, to time.Time, fn func(memex.Entry) error) error {
 	return l.each(ctx, fn, func(s *archive.Store, add func(memex.Entry) error) error { return s.Scan(ctx, from, to, add) })
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -60,6 +61,32 @@ func TestNotFoundOnTheCommandLine(t *testing.T) {
 		r := run(t, home, nil, c.args...)
 		if r.code != exitFailure || r.stderr != c.want+"\n" {
 			t.Errorf("memex %s: code %d stderr %q; want 1 and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// TestUsageErrorsInJSON: with --json, a command line that does not parse
+// (an unknown command or flag, a flag's bad value, a wrong argument count)
+// fails with the JSON error line too, code "usage", exit 2; without --json,
+// or with --json after --, it is text.
+func TestUsageErrorsInJSON(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"search", "x", "--limit", "many", "--json"},
+		{"search", "--json", "x", "--no-such-flag"},
+		{"show", "--json"},
+		{"no-such-command", "--json"},
+	} {
+		r := run(t, home, nil, args...)
+		var got struct{ Error, Code string }
+		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || json.Unmarshal([]byte(r.stderr), &got) != nil ||
+			got.Code != "usage" || got.Error == "" {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+	for _, args := range [][]string{{"search", "x", "--limit", "many"}, {"run", "--no-such-flag", "--", "echo", "--json"}} {
+		if r := run(t, home, nil, args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "memex: ") {
+			t.Errorf("%v: %+v", args, r)
 		}
 	}
 }

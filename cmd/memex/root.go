@@ -50,10 +50,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return a.setup()
 	}
 	err := root.ExecuteContext(ctx)
-	if err != nil && asJSON {
-		// --json means the error too is JSON (exitCode prints it).
-		err = &jsonError{err}
-	}
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
@@ -63,12 +59,35 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var ue *usageError
 		if !errors.As(err, &ue) {
 			if merr := flagBeforeCommand(root, args); merr != nil {
+				// A --json before the command is not the command's: the
+				// line is told in text how to give it.
 				return merr
 			}
 			err = usagef("%s\nRun 'memex --help' for usage.", err)
 		}
+		// The flags were not read, or not all: --json is looked for in
+		// the words themselves.
+		asJSON = asksJSON(args)
+	}
+	if err != nil && asJSON {
+		// --json means the error too is JSON (exitCode prints it).
+		err = &jsonError{err}
 	}
 	return err
+}
+
+// asksJSON reports whether args, a command line that failed to parse,
+// give --json (before any --, after which the words are a command's own).
+func asksJSON(args []string) bool {
+	for _, w := range args {
+		switch w {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1", "--json=t", "--json=TRUE", "--json=True":
+			return true
+		}
+	}
+	return false
 }
 
 // flagBeforeCommand explains a command line that gives a command's flag

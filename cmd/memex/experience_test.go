@@ -254,3 +254,47 @@ func TestHooksDistilLiveSession(t *testing.T) {
 		t.Fatalf("lessons after the same calls again: %+v, were %+v", again, ls)
 	}
 }
+
+// TestForgetRemovesRunFromProcedures: a passing run that is forgotten is
+// no longer counted or cited by the procedure it taught, which stays
+// while enough other runs justify it.
+func TestForgetRemovesRunFromProcedures(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(t.TempDir(), "runs.jsonl")
+	ok := "ok  \tgithub.com/acme/api/auth\t0.01s\n"
+	os.WriteFile(file, []byte(jsonlRun("s1", 1, "go test ./auth", 0, ok)+jsonlRun("s1", 2, "go test ./auth", 0, ok)+
+		jsonlRun("s2", 3, "go test ./api", 0, ok)+jsonlRun("s2", 4, "go test ./auth", 0, ok)), 0o644)
+	if r := run(t, home, nil, "ingest", "jsonl", file, "-q"); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	type procs struct {
+		Procedures []struct {
+			Command string
+			Passed  int
+		}
+	}
+	read := func() (procs, string) {
+		r := run(t, home, nil, "procedures", "--project", experienceProject, "--json")
+		var p procs
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil {
+			t.Fatalf("procedures: %+v", r)
+		}
+		return p, r.stdout
+	}
+	before, text := read()
+	gone := run(t, home, nil, "show", "s2:3", "--json")
+	var e struct{ ID string }
+	if gone.code != 0 || json.Unmarshal([]byte(gone.stdout), &e) != nil || e.ID == "" {
+		t.Fatalf("show s2:3: %+v", gone)
+	}
+	if len(before.Procedures) != 1 || before.Procedures[0].Passed != 4 || !strings.Contains(text, e.ID) {
+		t.Fatalf("procedures before forget: %s", text)
+	}
+	if r := run(t, home, nil, "forget", e.ID, "--yes"); r.code != 0 {
+		t.Fatalf("forget: %+v", r)
+	}
+	after, text := read()
+	if len(after.Procedures) != 1 || after.Procedures[0].Passed != 3 || strings.Contains(text, e.ID) {
+		t.Fatalf("procedures after forgetting %s: %s", e.ID, text)
+	}
+}

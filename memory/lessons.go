@@ -201,7 +201,26 @@ func Lessons(entries []memex.Entry) []Lesson {
 		if !isRun {
 			continue
 		}
+		if e.Exit != nil && *e.Exit == 0 {
+			// "ruff check . && pytest" exited 0: ruff passed, whatever
+			// the main command's output says.
+			for _, w := range cmd.Others {
+				line := strings.Join(w, " ")
+				if ep := open[line]; ep != nil && strings.Contains(e.Input, line+" &&") {
+					ep.pass, ep.last = &entries[i], e
+					delete(open, line)
+					order = remove(order, ep)
+					done = append(done, ep)
+				}
+			}
+		}
 		switch runOutcome(e, cmd) {
+		case outcomeUnknown:
+			if e.Exit != nil && *e.Exit == 0 && housekeeping[cmd.Program()] {
+				for _, ep := range order {
+					ep.after = &entries[i] // mkdir, touch: what made it pass, perhaps
+				}
+			}
 		case outcomeFailed:
 			line := cmd.Line()
 			if ep := open[line]; ep != nil {
@@ -310,9 +329,20 @@ func (ep *episode) lesson(helpers map[string]bool) (Lesson, bool) {
 		l.Pass = &id
 		pc, _ := runCommand(*ep.pass)
 		l.Env = envDelta(ep.failures[len(ep.failures)-1], pc)
-		if len(l.Fix) == 0 && len(l.Env) == 0 && ep.after != nil && ep.after.ID != ep.pass.ID {
-			ac, _ := runCommand(*ep.after)
-			l.After = &Step{Command: ac.Line(), ID: ep.after.ID}
+		if len(l.Fix) == 0 && len(l.Env) == 0 {
+			switch {
+			case ep.after != nil && ep.after.ID != ep.pass.ID:
+				ac, _ := runCommand(*ep.after)
+				l.After = &Step{Command: ac.Line(), ID: ep.after.ID}
+			case len(revertsOf(pc, true, *ep.pass)) > 0:
+				// "git checkout F && pytest": it passed with the edits undone.
+				for _, w := range pc.Others {
+					if b := path.Base(w[0]); b == "git" || b == "cp" || b == "mv" {
+						l.After = &Step{Command: strings.Join(w, " "), ID: ep.pass.ID}
+						break
+					}
+				}
+			}
 		}
 	case len(l.Undone) > 0:
 		l.Status = StatusReverted
@@ -417,6 +447,8 @@ func lessonText(l Lesson) string {
 		switch {
 		case len(l.Env) > 0:
 			b.WriteString("; passed with " + cut(strings.Join(l.Env, " "), 60) + " set (" + l.Pass.String() + ")")
+		case l.After != nil && l.After.ID == *l.Pass:
+			b.WriteString("; passed after " + cut(l.After.Command, 50) + " in the same call (" + l.Pass.String() + ")")
 		case l.After != nil:
 			b.WriteString("; passed after " + cut(l.After.Command, 50) + " (" + l.After.ID.String() + ") (" + l.Pass.String() + ")")
 		case len(l.Fix) == 0:
@@ -483,6 +515,11 @@ var lookups = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": 
 	"pkill": true, "killall": true, "rm": true, "rmdir": true, "mkdir": true, "touch": true, "chmod": true, "ln": true, "sed": true,
 	"awk": true, "sort": true, "uniq": true, "xargs": true, "curl": true, "wget": true, "open": true, "xdg-open": true, "lsof": true,
 	"exit": true, "history": true, "man": true}
+
+// housekeeping are the lookups whose success may be what made a command
+// pass (a directory made, a file created, a process killed).
+var housekeeping = map[string]bool{"mkdir": true, "touch": true, "rm": true, "rmdir": true, "chmod": true, "ln": true,
+	"kill": true, "pkill": true, "killall": true}
 
 // gitLookups are the git subcommands that only look.
 var gitLookups = map[string]bool{"status": true, "log": true, "show": true, "diff": true, "grep": true, "branch": true, "rev-parse": true,

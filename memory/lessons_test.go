@@ -245,3 +245,36 @@ func TestLessonsOfSWEAgentActions(t *testing.T) {
 		t.Fatalf("lesson %+v", ls[1])
 	}
 }
+
+// TestLessonsCreditWhatMadeItPass: what made a failing command pass is
+// told even when it is no edit: a lint fixed and then passed as the first
+// command of a chain; a module directory made; a file checked out again
+// in the same call as the passing run.
+func TestLessonsCreditWhatMadeItPass(t *testing.T) {
+	s := newSession(t, "chain")
+	s.run("ruff check src/", 1, "Found 1 error.")
+	fix := s.edit("src/app.py")
+	pass := s.run("ruff check src/ && pytest", 0, "pytest: 66 passed")
+	s.edit("src/other.py")
+	s.run("ruff check src/", 0, "All checks passed!")
+	ls := Lessons(s.entries)
+	if len(ls) != 1 || ls[0].Status != StatusFixed || *ls[0].Pass != pass || len(ls[0].Fix) != 1 || ls[0].Fix[0].ID != fix {
+		t.Fatalf("chained pass: %+v", ls)
+	}
+
+	s = newSession(t, "mkdir")
+	s.run("python3 repro.py", 1, "ModuleNotFoundError: No module named 'app'")
+	mk := s.run("mkdir app && touch app/__init__.py", 0, "")
+	s.run("python3 repro.py", 0, "ok")
+	if ls := Lessons(s.entries); len(ls) != 1 || ls[0].After == nil || ls[0].After.ID != mk ||
+		!strings.Contains(ls[0].Text, "passed after touch app/__init__.py") {
+		t.Fatalf("after mkdir: %+v", ls)
+	}
+
+	s = newSession(t, "checkout")
+	s.run("pytest tests/test_py.py", 1, "pytest: 1 failed; FAIL test_py.py::test_x: AssertionError")
+	s.run("git checkout src/py.py\npytest tests/test_py.py", 0, "pytest: 1 passed")
+	if ls := Lessons(s.entries); len(ls) != 1 || !strings.Contains(ls[0].Text, "passed after git checkout src/py.py in the same call") {
+		t.Fatalf("checked out: %+v", ls)
+	}
+}

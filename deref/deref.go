@@ -141,12 +141,27 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		if err != nil {
 			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
 		}
+		total := -1
+		if e.Tokens > 0 || e.Bytes == 0 {
+			total = int(e.Tokens)
+		}
+		if ls, ok := r.store.(LineStore); ok && e.Bytes > largeBody {
+			it, err := r.largeItem(ctx, ls, e, total, opts.Query)
+			if err != nil {
+				return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
+			}
+			// Stale marks read the body whole: a large entry is left
+			// unmarked.
+			items = append(items, it)
+			entries = append(entries, e)
+			marks = append(marks, nil)
+			continue
+		}
 		body, err := r.readBody(ctx, id, e.Bytes, &bufs)
 		if err != nil {
 			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
 		}
-		total := -1
-		if e.Tokens > 0 || len(body) == 0 {
+		if len(body) == 0 {
 			total = int(e.Tokens)
 		}
 		var m []Mark
@@ -163,6 +178,11 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 	}
 	tail := strings.Join(missingLines, "")
 	rd, used, err := allocate(ctx, items, budget, tail)
+	for _, it := range items {
+		if it.t.lg != nil && it.t.lg.err != nil {
+			return Result{}, fmt.Errorf("deref: %s: %w", it.id, it.t.lg.err)
+		}
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -178,6 +198,24 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 	res.Text = rd.text + tail
 	res.Used = used
 	return res, nil
+}
+
+// largeItem plans entry e, larger than LargeBody, from one streaming pass
+// over its body and the lines it shows, read as needed (see LargeBody).
+func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, total int, query string) (*item, error) {
+	rc, err := r.store.Body(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	t, anchors, err := scanLarge(ctx, rc, e.Bytes, e.Lines, query)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	t.lg = &largeText{ctx: ctx, tok: map[int]int32{}, lines: func(ctx context.Context, from, to int) (io.ReadCloser, error) {
+		return ls.Lines(ctx, e.ID, int64(from), int64(to))
+	}}
+	return newLargeItem(e.ID.String(), header(e), total, t, anchors, query), nil
 }
 
 // bodyPool holds body buffers between derefs.

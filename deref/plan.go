@@ -59,6 +59,14 @@ func newItem(id, header string, total int, body []byte, query string) *item {
 	return it
 }
 
+// newLargeItem is newItem for a large body that scanLarge indexed.
+func newLargeItem(id, header string, total int, t *text, anchors []anchor, query string) *item {
+	it := &item{id: id, header: header, total: total, t: t, anchor: anchors, markerCache: map[string]int{}}
+	it.hc = count(header + "\n")
+	it.queried = len(queryTerms(query)) > 0
+	return it
+}
+
 // reset forgets the windows chosen.
 func (it *item) reset() { it.ivs, it.cut, it.whole = nil, nil, false }
 
@@ -87,7 +95,7 @@ func (it *item) wantTokens() int {
 	if it.total >= 0 {
 		return it.hc + it.total + 1
 	}
-	return it.hc + len(it.t.b)/3 + 1
+	return it.hc + it.t.size/3 + 1
 }
 
 // union returns ivs with iv added, sorted and merged (adjacent runs join).
@@ -166,7 +174,7 @@ func (it *item) gaps(ivs []interval, cut *piece) ([]gap, int) {
 		out[i] = g
 		shown += cut.tokens
 	}
-	if len(t.b) <= exactLimit {
+	if t.size <= exactLimit {
 		for i := range out {
 			if out[i].cutLine {
 				out[i].tokens = max(1, t.lineTokens(out[i].from)-cut.tokens)
@@ -253,7 +261,7 @@ func (it *item) cost(ivs []interval, cut *piece) int {
 	if cut != nil {
 		c++ // the '\n' that ends a cut piece
 	}
-	if t := it.t; t.b[len(t.b)-1] != '\n' && len(ivs) > 0 && ivs[len(ivs)-1].to == t.lines() {
+	if t := it.t; t.last != '\n' && len(ivs) > 0 && ivs[len(ivs)-1].to == t.lines() {
 		c++ // the '\n' the rendering adds after a body without one
 	}
 	return c
@@ -264,7 +272,7 @@ func (it *item) planWhole(b int) bool {
 	if it.total >= 0 && it.hc+it.total > b {
 		return false
 	}
-	if it.total < 0 && len(it.t.b) > 16*b {
+	if it.total < 0 && it.t.size > 16*b {
 		return false
 	}
 	if it.t.lines() == 0 {
@@ -272,11 +280,11 @@ func (it *item) planWhole(b int) bool {
 		return it.hc <= b
 	}
 	n := it.t.lines()
-	if len(it.t.b) > hugeLine*4 {
+	if it.t.size > hugeLine*4 {
 		return false
 	}
 	if it.wholeTok == 0 {
-		it.wholeTok = count(string(it.t.b))
+		it.wholeTok = count(string(it.t.slice(0, it.t.size)))
 	}
 	if it.hc+it.wholeTok+1 <= b {
 		it.ivs, it.whole = []interval{{1, n}}, true
@@ -421,7 +429,7 @@ func (it *item) planCut(l, b, pieceMax int) bool {
 			break
 		}
 	}
-	for start > s && !utf8.RuneStart(it.t.b[start]) {
+	for start > s && !utf8.RuneStart(it.t.byteAt(start)) {
 		start--
 	}
 	// The markers cost tokens too; reserve them with a probe piece of one
@@ -435,10 +443,10 @@ func (it *item) planCut(l, b, pieceMax int) bool {
 	if max := start + avail*8; max < limit {
 		limit = max
 	}
-	for limit < e && !utf8.RuneStart(it.t.b[limit]) {
+	for limit < e && !utf8.RuneStart(it.t.byteAt(limit)) {
 		limit++
 	}
-	str, n := truncate(string(it.t.b[start:limit]), avail)
+	str, n := truncate(string(it.t.slice(start, limit)), avail)
 	if str == "" {
 		return false
 	}
@@ -513,7 +521,7 @@ func (it *item) render() (string, []Window, []Omitted) {
 	om := []Omitted{}
 	for _, p := range parts {
 		if p.w != nil {
-			sb.Write(t.b[p.w.Start:p.w.End])
+			sb.Write(t.slice(p.w.Start, p.w.End))
 			continue
 		}
 		// Markers sit on their own line.

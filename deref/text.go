@@ -11,7 +11,10 @@ import (
 // of lines are computed on demand and cached, because counting is the
 // expensive part of a deref and most lines of a large body are never shown.
 type text struct {
-	b      []byte
+	b      []byte // the body; nil for a large one (lg)
+	size   int    // len of the body
+	last   byte   // its last byte
+	lg     *largeText
 	low    *[]byte // b with ASCII letters lower-cased, from lowerPool
 	starts []int   // starts[i] is the byte offset of line i+1
 	tok    []int32 // tok[i] is the token count of line i+1, or -1
@@ -26,10 +29,11 @@ type lineIndex struct {
 }
 
 func newText(b []byte) *text {
-	t := &text{b: b}
+	t := &text{b: b, size: len(b)}
 	if len(b) == 0 {
 		return t
 	}
+	t.last = b[len(b)-1]
 	li := lineIndexPool.Get().(*lineIndex)
 	low := lowerPool.Get().(*[]byte)
 	t.low = low
@@ -92,7 +96,7 @@ func lowerLines(dst, b []byte, starts []int) ([]byte, []int) {
 
 // release hands t's line index back for reuse; t must not be used after.
 func (t *text) release() {
-	if t == nil || t.starts == nil {
+	if t == nil || t.starts == nil || t.lg != nil {
 		return
 	}
 	lineIndexPool.Put(&lineIndex{starts: t.starts, tok: t.tok})
@@ -105,7 +109,7 @@ func (t *text) lines() int { return len(t.starts) }
 
 // bounds returns the byte span [start, end) of lines from..to.
 func (t *text) bounds(from, to int) (int, int) {
-	end := len(t.b)
+	end := t.size
 	if to < len(t.starts) {
 		end = t.starts[to]
 	}
@@ -126,6 +130,9 @@ const hugeLine = 64 << 10
 // lineTokens returns the exact token count of line i, or a value above any
 // budget for a huge line.
 func (t *text) lineTokens(i int) int {
+	if t.lg != nil {
+		return t.largeLineTokens(i)
+	}
 	if v := t.tok[i-1]; v >= 0 {
 		return int(v)
 	}

@@ -34,7 +34,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
 	"github.com/memex-archive/memex/internal/testutil"
 )
 

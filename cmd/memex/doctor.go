@@ -15,6 +15,7 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -273,7 +274,7 @@ func (a *app) doctorServer(ctx context.Context, rep *doctorReport) {
 }
 
 func (a *app) doctorStore(ctx context.Context, rep *doctorReport) {
-	files, err := homeProblems(a.home)
+	files, err := service.HomeProblems(a.home)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		rep.problem("store", err.Error(), "")
 	}

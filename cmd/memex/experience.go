@@ -100,28 +100,6 @@ func distillRun(ctx context.Context, s *archive.Store, e memex.Entry) error {
 	return err
 }
 
-// forgetEntries forgets ids (catchup.Forget) and then distils their
-// sessions again, so that no lesson or procedure cites them.
-func forgetEntries(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID, forget func() error) error {
-	var gone []memex.Entry
-	for _, id := range ids {
-		if e, err := s.Get(ctx, id); err == nil {
-			gone = append(gone, e)
-		}
-	}
-	if err := forget(); err != nil {
-		return err
-	}
-	rep, err := memory.Forgotten(ctx, s, gone, memory.UpdateOptions{})
-	if err == nil && len(rep.Removed) > 0 {
-		err = ix.Delete(ctx, rep.Removed...)
-	}
-	if err != nil {
-		return fmt.Errorf("forget: entries forgotten, updating the lessons that cite them failed (memex distill retries): %w", err)
-	}
-	return nil
-}
-
 type proceduresOptions struct {
 	project string
 	family  string

@@ -2,15 +2,11 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -88,46 +84,6 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 		return err
 	}
 	return a.printForgotten(res.Forgotten, o.json)
-}
-
-// forgetSelect resolves what req names: memex forget, locally or through a
-// running server.
-func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) ([]memex.ID, error) {
-	var ids []memex.ID
-	var err error
-	switch {
-	case len(req.Refs) > 0:
-		for _, ref := range req.Refs {
-			id, err := s.Resolve(ctx, ref, "")
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-	case req.Session != "":
-		ref := memex.SessionRef{Session: req.Session, Project: req.Project}
-		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
-	case req.Project != "":
-		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
-			if e.Project == req.Project {
-				ids = append(ids, e.ID)
-			}
-			return nil
-		})
-	default:
-		return nil, fmt.Errorf("forget: name entries, a session or a project: %w", memex.ErrInvalid)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		what := "project " + req.Project
-		if req.Session != "" {
-			what = fmt.Sprintf("session %q", req.Session)
-		}
-		return nil, fmt.Errorf("forget: no entries for %s: %w", what, memex.ErrNotFound)
-	}
-	return ids, nil
 }
 
 // confirmForget asks on a terminal whether to forget n entries; elsewhere

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/index"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/schollz/progressbar/v3"
@@ -68,17 +63,6 @@ func (a *app) progressFunc() func(done, total int) {
 		}
 		_ = bar.Set(done)
 	}
-}
-
-// reindexStore rebuilds ix from s: memex reindex, locally or through a
-// running server.
-func reindexStore(ctx context.Context, s *archive.Store, ix *index.Index, progress func(done, total int)) (api.ReindexResult, error) {
-	// Indexing allocates at a high rate; a bulk rebuild spends a third
-	// less CPU with a larger heap target (measured in
-	// index.BenchmarkIndexCorpora, see docs/search.md).
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	st, err := catchup.Reindex(ctx, s, ix, progress)
-	return api.ReindexResult{Indexed: st.Indexed, NoContent: st.NoContent}, err
 }
 
 func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {

@@ -385,55 +385,6 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 	return res, nil
 }
 
-// maintainer does memex forget, verify and reindex over a home; progress,
-// when it returns a function, is told how a reindex goes.
-type maintainer struct {
-	h        *home.Home
-	progress func() func(done, total int)
-}
-
-func (m maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.ForgetResult, error) {
-	s := m.h.Store
-	ids, err := forgetSelect(ctx, s, req)
-	if err != nil {
-		return api.ForgetResult{}, err
-	}
-	if req.DryRun {
-		return api.ForgetResult{Matched: len(ids)}, nil
-	}
-	ix, err := m.h.Index()
-	if err != nil {
-		return api.ForgetResult{}, err
-	}
-	if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
-		return api.ForgetResult{}, err
-	}
-	if err := forgetEntries(ctx, s, ix, ids, func() error { return catchup.Forget(ctx, s, ix, ids...) }); err != nil {
-		return api.ForgetResult{}, err
-	}
-	return api.ForgetResult{Forgotten: len(ids)}, nil
-}
-
-func (m maintainer) Verify(ctx context.Context) (api.VerifyResult, error) {
-	return verifyHome(ctx, m.h.Store, m.h.Index, m.h.Dir)
-}
-
-func (m maintainer) Reindex(ctx context.Context) (api.ReindexResult, error) {
-	// An index of another schema is what reindex is for.
-	if err := m.h.DropIndex(false); err != nil {
-		return api.ReindexResult{}, err
-	}
-	ix, err := m.h.Index()
-	if err != nil {
-		return api.ReindexResult{}, err
-	}
-	var progress func(done, total int)
-	if m.progress != nil {
-		progress = m.progress()
-	}
-	return reindexStore(ctx, m.h.Store, ix, progress)
-}
-
 // givenPaths remembers the relative paths memex ingest sent as absolute
 // ones, to name them in its messages as the user wrote them.
 type givenPaths []struct{ given, abs string }

@@ -48,7 +48,7 @@ func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) 
 func (a *app) serviceOptions() service.Options {
 	return service.Options{
 		Ingester:   func(h *home.Home) api.Ingester { return importer{h.Store, h.Index} },
-		Maintainer: func(h *home.Home) api.Maintainer { return maintainer{h, a.progressFunc} },
+		Progress:   a.progressFunc,
 		CheckoutOf: checkoutOf,
 	}
 }

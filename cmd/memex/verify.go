@@ -1,17 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/index"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -62,71 +54,6 @@ transcripts come back with memex ingest (their keys are gone with them).`,
 	return c
 }
 
-// verifyHome checks the store's entries, the index (opened by openIndex)
-// and the home's files: what memex verify reports, locally or through a
-// running server.
-func verifyHome(ctx context.Context, s *archive.Store, openIndex func() (*index.Index, error), dir string) (api.VerifyResult, error) {
-	res := api.VerifyResult{Problems: []api.Problem{}}
-	n, err := s.Verify(ctx, func(p archive.Problem) {
-		res.Problems = append(res.Problems, api.Problem{ID: p.ID, Message: p.Message})
-	})
-	if err != nil {
-		return res, err
-	}
-	res.Checked = n
-	if res.Files, err = homeProblems(dir); err != nil {
-		return res, err
-	}
-	if d := s.Damage(); d != nil {
-		res.Files = append(res.Files, api.Problem{Path: filepath.Join(dir, home.StoreDir, d.Log),
-			Message: strings.TrimPrefix(d.Error(), "archive: ") + "; memex verify --repair keeps the rest and opens the store for writing again"})
-	}
-	losses, err := s.Losses(ctx)
-	if err != nil {
-		return res, err
-	}
-	for _, l := range losses {
-		msg := fmt.Sprintf("repaired %s: %s", l.At.Local().Format("2006-01-02 15:04"), strings.TrimPrefix(l.Error(), "archive: "))
-		res.Notes = append(res.Notes, api.Problem{Path: filepath.Join(dir, home.StoreDir, l.Log), Message: msg})
-	}
-	ixp, err := indexProblems(ctx, s, openIndex, dir)
-	res.Files = append(res.Files, ixp...)
-	return res, err
-}
-
-// indexProblems checks that the index opens and holds every entry of s that
-// is marked indexed.
-func indexProblems(ctx context.Context, s *archive.Store, openIndex func() (*index.Index, error), dir string) ([]api.Problem, error) {
-	path := filepath.Join(dir, home.IndexDir)
-	const fix = "the next search rebuilds it from the archive, or run memex reindex"
-	ix, err := openIndex()
-	switch {
-	case errors.Is(err, memex.ErrNotFound):
-		// No index yet: every entry marked indexed is missing.
-		if any, err := s.AnyIndexed(ctx); err != nil || !any {
-			return nil, err
-		}
-		return []api.Problem{{Path: path, Message: "no index, and entries of the archive are marked indexed: " + fix}}, nil
-	case errors.Is(err, memex.ErrCorrupt), errors.Is(err, memex.ErrSchema):
-		return []api.Problem{{Path: path, Message: err.Error() + ": " + fix}}, nil
-	case err != nil:
-		return nil, err
-	}
-	cov, err := catchup.CheckCoverage(ctx, s, ix)
-	if err != nil {
-		return nil, err
-	}
-	var out []api.Problem
-	if cov.Rebuilding {
-		out = append(out, api.Problem{Path: path, Message: "a rebuild of the index was interrupted: the next search or memex reindex finishes it"})
-	}
-	if n := len(cov.Missing); n > 0 {
-		out = append(out, api.Problem{Path: path, Message: fmt.Sprintf("%d of %s marked indexed are not in the index, so no search finds them (first %s): %s",
-			n, summarize.Plural(cov.Entries-cov.Pending, "entry"), cov.Missing[0], fix)})
-	}
-	return out, nil
-}
-
 // printVerify prints a verification as memex verify does; it exits 1 when
 // anything is wrong.
 func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
@@ -155,31 +82,6 @@ func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 		return &exitStatus{code: exitFailure}
 	}
 	return nil
-}
-
-// homeProblems lists the home's files that other users may read and what
-// the spool holds that was not archived yet.
-func homeProblems(dir string) ([]api.Problem, error) {
-	out := []api.Problem{}
-	modes, err := home.Modes(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range modes {
-		out = append(out, api.Problem{Path: m.Path, Message: m.Message()})
-	}
-	left, err := home.Leftover(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range left {
-		msg := "spooled, not archived yet (the next memex command that writes archives it: memex add, run, ingest or a hook)"
-		if strings.HasSuffix(p, ".bad") {
-			msg = "spooled and unreadable: kept for you to look at, then remove"
-		}
-		out = append(out, api.Problem{Path: p, Message: msg})
-	}
-	return out, nil
 }
 
 // fileProblem is a problem of a file of the home rather than of an entry

@@ -22,17 +22,18 @@ import (
 // Options configure New. The zero value serves reads, writes and searches;
 // imports and maintenance need their parts.
 type Options struct {
-	// Ingester and Maintainer give what serves Ingest, and Forget,
-	// Verify and Reindex, over a home; nil answers that they are not
-	// available.
-	Ingester   func(*home.Home) api.Ingester
-	Maintainer func(*home.Home) api.Maintainer
+	// Ingester gives what serves Ingest over a home; nil answers that it
+	// is not available.
+	Ingester func(*home.Home) api.Ingester
+	// Progress, when it returns a function, is told how a reindex goes.
+	Progress func() func(done, total int)
 	// CheckoutOf gives the working tree holding a directory
 	// (api.Local.CheckoutOf); nil checks no file lines.
 	CheckoutOf func(dir string) *deref.Checkout
 }
 
-// New returns the Service over h's store and index, with the write policy
+// New returns the Service over h's store and index (maintenance included),
+// with the write policy
 // (Redacting). It is valid until h is closed.
 func New(h *home.Home, o Options) api.Service {
 	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()}, Catalog: Catalog{h.Store},
@@ -40,9 +41,7 @@ func New(h *home.Home, o Options) api.Service {
 	if o.Ingester != nil {
 		l.Ingester = o.Ingester(h)
 	}
-	if o.Maintainer != nil {
-		l.Maintainer = o.Maintainer(h)
-	}
+	l.Maintainer = Maintainer{Home: h, Progress: o.Progress}
 	return Redacting(l)
 }
 

@@ -46,6 +46,10 @@ func Run(t *testing.T, new Factory) {
 		{"DerefEmptyIsInvalid", testDerefEmpty},
 		{"Context", testContext},
 		{"ContextUnknown", testContextUnknown},
+		{"ForgetCountsThenForgets", testForget},
+		{"ForgetUnknownSession", testForgetUnknown},
+		{"Verify", testVerify},
+		{"Reindex", testReindex},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, new(t)) })
 	}
@@ -311,4 +315,57 @@ func testContextUnknown(t *testing.T, s api.Service) {
 	fill(t, s)
 	_, err := s.Context(context.Background(), api.ContextRequest{Session: "nosuch"})
 	wantKind(t, err, memex.ErrNotFound, `"nosuch"`)
+}
+
+func testForget(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	es := fill(t, s)
+	dry, err := s.Forget(ctx, api.ForgetRequest{Session: "team/feature", DryRun: true})
+	if err != nil || dry.Matched != 2 || dry.Forgotten != 0 {
+		t.Fatalf("forget --dry-run: %+v, %v", dry, err)
+	}
+	if _, err := s.Entry(ctx, "first", ""); err != nil {
+		t.Fatalf("a dry run forgot: %v", err)
+	}
+	res, err := s.Forget(ctx, api.ForgetRequest{Session: "team/feature"})
+	if err != nil || res.Forgotten != 2 {
+		t.Fatalf("forget: %+v, %v", res, err)
+	}
+	if _, err := s.Entry(ctx, es[0].ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("a forgotten entry: %v", err)
+	}
+	hits, err := s.Search(ctx, api.Query{Text: "nil map", Limit: 10})
+	if err != nil || len(hits.Hits) != 1 || hits.Hits[0].ID != es[2].ID {
+		t.Fatalf("search after forget: %+v, %v", hits.Hits, err)
+	}
+	res, err = s.Forget(ctx, api.ForgetRequest{Refs: []string{"third"}})
+	if err != nil || res.Forgotten != 1 {
+		t.Fatalf("forget by alias: %+v, %v", res, err)
+	}
+}
+
+func testForgetUnknown(t *testing.T, s api.Service) {
+	fill(t, s)
+	_, err := s.Forget(context.Background(), api.ForgetRequest{Session: "nosuch"})
+	wantKind(t, err, memex.ErrNotFound, `"nosuch"`)
+}
+
+func testVerify(t *testing.T, s api.Service) {
+	fill(t, s)
+	res, err := s.Verify(context.Background())
+	if err != nil || res.Checked != 3 || len(res.Problems) != 0 || res.Problems == nil {
+		t.Fatalf("verify: %+v, %v", res, err)
+	}
+}
+
+func testReindex(t *testing.T, s api.Service) {
+	fill(t, s)
+	res, err := s.Reindex(context.Background())
+	if err != nil || res.Indexed != 3 || res.NoContent != 0 {
+		t.Fatalf("reindex: %+v, %v", res, err)
+	}
+	hits, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10})
+	if err != nil || len(hits.Hits) != 3 {
+		t.Fatalf("search after reindex: %d hits, %v", len(hits.Hits), err)
+	}
 }

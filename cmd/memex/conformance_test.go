@@ -23,10 +23,17 @@ func TestLocalAndServedAgree(t *testing.T) {
 			t.Fatal(r)
 		}
 	}
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	if r := run(t, home, []byte("token "+secret+"\n"), "add", "--project", "p", "--alias", "secret", "-"); r.code != 0 {
+		t.Fatal(r)
+	}
 	cases := []struct {
 		name string
 		args []string
 	}{
+		{"show of a redacted entry says so on stderr", []string{"show", "secret"}},
+		{"show --budget of a redacted entry says so too", []string{"show", "secret", "--budget", "50"}},
+		{"search --limit above the most", []string{"search", "nil", "--limit", "1000", "--json"}},
 		{"search --json carries took_ns", []string{"search", "nil", "map", "--json"}},
 		{"malformed query is a usage error", []string{"search", "exit:abc"}},
 		{"unterminated quote", []string{"search", `"nil map`}},

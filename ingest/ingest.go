@@ -140,6 +140,11 @@ type Report struct {
 	Sessions  int `json:"sessions"`  // distinct sessions seen in the files read
 	Added     int `json:"added"`     // entries added
 	Present   int `json:"present"`   // entries already in the archive (Key found)
+	// Differ counts, of Present, the records whose Key was found on an
+	// entry of other content: another run of the same session (two models
+	// run on the same tasks, imported into one project). They are not
+	// archived; importing each run under its own project keeps both.
+	Differ int `json:"differ,omitempty"`
 	// Completed counts the tool calls a hook archived first that the
 	// transcript completed (see completeHooked).
 	Completed int `json:"completed,omitempty"`
@@ -609,6 +614,12 @@ func (r *runner) store(ctx context.Context, src *source) error {
 				}
 				if !ok {
 					r.rep.Present++
+					if r.otherContent(ctx, id, e, rec.Body) {
+						r.rep.Differ++
+						if r.rep.Differ == 1 {
+							r.opts.warn(fmt.Sprintf("%s: %s is already archived with other content (another run of the same session?): kept as it was; import another run under its own --project", src.path, rec.Key))
+						}
+					}
 					continue
 				}
 				// The hook's entry, completed: the same ID, what the
@@ -668,6 +679,29 @@ func (r *runner) store(ctx context.Context, src *source) error {
 // The delete and the add are two writes: a crash between them leaves the
 // call out of the archive until the next import adds it again, from the
 // same transcript, under a new ID.
+// otherContent reports whether the entry id that a record's Key found
+// holds other content than the record (redacted as it would be stored):
+// not the same record read again but another run of the same session (a
+// second model's trajectories of the same tasks imported into the same
+// project), which the Key does not tell apart.
+func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, body []byte) bool {
+	s, ok := r.sink.(interface {
+		Get(ctx context.Context, id memex.ID) (memex.Entry, error)
+	})
+	if !ok {
+		return false
+	}
+	old, err := s.Get(ctx, id)
+	if err != nil || old.Hash == "" {
+		return false
+	}
+	if !r.opts.NoRedact {
+		_, body, _ = redact.Bytes(e, body)
+	}
+	sum := sha256.Sum256(body)
+	return old.Hash != "sha256:"+hex.EncodeToString(sum[:])
+}
+
 func (r *runner) completeHooked(ctx context.Context, id memex.ID) (memex.Entry, bool, error) {
 	s, ok := r.sink.(interface {
 		Get(ctx context.Context, id memex.ID) (memex.Entry, error)

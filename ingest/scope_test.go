@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -100,4 +101,66 @@ func TestSameTrajectoriesUnderTwoProjects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// secondModelRun copies the trajectories under dir as another model's run
+// of the same tasks: the same instances (sessions), other words.
+func secondModelRun(t *testing.T, dir string) string {
+	t.Helper()
+	out := t.TempDir()
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		dst := filepath.Join(out, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, bytes.ReplaceAll(b, []byte("the "), []byte("a ")), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTwoModelRunsOfTheSameTasks: two models' SWE-agent trajectories of
+// the same tasks are stored in full, the sum of the imports apart, when
+// each is imported under its own project; imported into one project, the
+// records whose key the first run holds with other content are counted
+// and warned about, not passed off as already present.
+func TestTwoModelRunsOfTheSameTasks(t *testing.T) {
+	runA := filepath.Join("testdata", "swe")
+	runB := secondModelRun(t, runA)
+	a := importCount(t, openStore(t), ingest.SWEAgent, "model-a", runA)
+	b := importCount(t, openStore(t), ingest.SWEAgent, "model-b", runB)
+	both := openStore(t)
+	if got := importCount(t, both, ingest.SWEAgent, "model-a", runA) + importCount(t, both, ingest.SWEAgent, "model-b", runB); got != a+b || a == 0 {
+		t.Fatalf("two runs under two projects added %d entries, want %d + %d", got, a, b)
+	}
+
+	one := openStore(t)
+	importCount(t, one, ingest.SWEAgent, "same", runA)
+	var warned []string
+	rep, err := ingest.Run(context.Background(), one, ingest.Options{Format: ingest.SWEAgent, Paths: []string{runB}, Project: "same",
+		Warn: func(m string) { warned = append(warned, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Added != 0 || rep.Present != b || rep.Differ == 0 || rep.Differ > rep.Present {
+		t.Fatalf("second run into the same project: %+v", rep)
+	}
+	if len(warned) != 1 || !bytes.Contains([]byte(warned[0]), []byte("other content")) {
+		t.Fatalf("warnings %q", warned)
+	}
+	again, err := ingest.Run(context.Background(), one, ingest.Options{Format: ingest.SWEAgent, Paths: []string{runA}, Project: "same", Full: true})
+	if err != nil || again.Present != a || again.Differ != 0 {
+		t.Fatalf("the same run again: %+v %v", again, err)
+	}
+	t.Logf("%d and %d entries; into one project the second run has %d of %d records with other content", a, b, rep.Differ, rep.Present)
 }

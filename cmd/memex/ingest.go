@@ -49,7 +49,12 @@ With no PATH, the format's default location: ~/.claude/projects, ~/.codex/sessio
 Each tool call becomes one entry with its exact output; reasoning and messages become
 entries too; compaction points are kept so that a replay shows where the agent lost its
 context. Ingest is idempotent and incremental: a file read before adds only what was
-appended since, and nothing is ever added twice. Credentials are replaced with
+appended since, and nothing is ever added twice. The keys that make it so (a record's
+host id, a trajectory step, a JSONL key) are scoped by project: the same transcripts
+imported under two projects are stored once per project. Another run of the same
+sessions (a second model's trajectories of the same tasks) imported into the same
+project is counted "with other content" and warned about, not stored: give each run
+its own --project. Credentials are replaced with
 [REDACTED:kind] before anything is stored (--no-redact to keep them).
 
 A malformed line is reported as file:line: reason, skipped and counted. The end report
@@ -292,6 +297,9 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 	fmt.Fprintf(w, "sessions\t%d\n", rep.Sessions)
 	fmt.Fprintf(w, "entries added\t%d\n", rep.Added)
 	fmt.Fprintf(w, "already present\t%d\n", rep.Present)
+	if rep.Differ > 0 {
+		fmt.Fprintf(w, "  with other content\t%d (not archived: another run of the same sessions; import it with its own --project)\n", rep.Differ)
+	}
 	if rep.Completed > 0 {
 		fmt.Fprintf(w, "hook entries completed\t%d (from the transcript)\n", rep.Completed)
 	}

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,21 @@ func TestAgentsMDReplacesItsSectionOnly(t *testing.T) {
 	}
 	if got := AgentsMD(nil, r); !strings.HasPrefix(string(got), agentsBegin) {
 		t.Fatalf("new file %q", got)
+	}
+}
+
+// TestWriteExportOnlyWhenChanged: the file is written when its content
+// would change, and left alone (not even rewritten) otherwise.
+func TestWriteExportOnlyWhenChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skills", "SKILL.md")
+	render := func([]byte) []byte { return []byte("procedures\n") }
+	for i, want := range []bool{true, false} {
+		wrote, err := WriteExport(path, render)
+		if err != nil || wrote != want {
+			t.Fatalf("export %d: wrote %v, %v; want %v", i, wrote, err, want)
+		}
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "procedures\n" {
+		t.Fatalf("file %q %v", b, err)
 	}
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -287,41 +285,18 @@ func repoRoot() (string, error) {
 	return wd, nil
 }
 
-// writeExport writes what make makes of the file's current content,
-// atomically, unless that is what it holds already.
-func (a *app) writeExport(path string, make func(old []byte) []byte) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("export: %w", err)
-	}
-	data := make(old)
-	if err == nil && string(old) == string(data) {
-		fmt.Fprintf(a.stdout, "%s unchanged\n", path)
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".memex-export-*")
+// writeExport writes the export (memory.WriteExport) and says whether it
+// changed the file.
+func (a *app) writeExport(path string, render func(old []byte) []byte) error {
+	wrote, err := memory.WriteExport(path, render)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("export: %w", err)
+	if wrote {
+		fmt.Fprintf(a.stdout, "wrote %s\n", path)
+	} else {
+		fmt.Fprintf(a.stdout, "%s unchanged\n", path)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	fmt.Fprintf(a.stdout, "wrote %s\n", path)
 	return nil
 }
 
@@ -329,18 +304,6 @@ type lessonsOptions struct {
 	project, session, status string
 	limit                    int
 	json                     bool
-}
-
-// lessonItem is one lesson as memex lessons lists it.
-type lessonItem struct {
-	ID      string    `json:"id"`
-	Status  string    `json:"status"`
-	Text    string    `json:"text"`
-	Command string    `json:"command"`
-	Session string    `json:"session"`
-	Agent   string    `json:"agent,omitempty"`
-	Created time.Time `json:"created"`
-	Cites   []string  `json:"cites"`
 }
 
 func (a *app) lessonsCommand() *cobra.Command {
@@ -369,22 +332,9 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 			if err != nil {
 				return err
 			}
-			items := []lessonItem{}
-			err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
-				if e.Kind != memex.KindLesson || o.project != "" && e.Project != o.project || o.session != "" && e.Session != o.session ||
-					o.status != "" && e.Attrs["status"] != o.status {
-					return nil
-				}
-				items = append(items, lessonItem{ID: e.ID.String(), Status: e.Attrs["status"], Text: e.DisplaySummary(), Command: e.Input,
-					Session: e.Session, Agent: e.Agent, Created: e.Created, Cites: strings.Split(e.Attrs["cites"], ",")})
-				return nil
-			})
+			items, err := memory.ListLessons(ctx, s, memory.LessonFilter{Project: o.project, Session: o.session, Status: o.status, Limit: o.limit})
 			if err != nil {
 				return err
-			}
-			sort.SliceStable(items, func(i, j int) bool { return items[i].ID > items[j].ID })
-			if o.limit > 0 && len(items) > o.limit {
-				items = items[:o.limit]
 			}
 			if o.json {
 				return writeJSON(a.stdout, items)

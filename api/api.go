@@ -83,10 +83,32 @@ type SessionList struct {
 }
 
 // SessionFilter narrows a session listing to the entries of one project
-// and of one agent ("" is any).
+// and of one agent ("" is any), to the sessions active at or after Since
+// (their last entry; zero is any time), and to the Limit most recently
+// started of those (0 is all), still listed oldest first.
 type SessionFilter struct {
 	Project string
 	Agent   string
+	Since   time.Time
+	Limit   int
+}
+
+// Apply narrows list, oldest first as Catalog.Sessions returns it, to
+// the sessions f admits. Applied to a list it already narrowed, it
+// changes nothing.
+func (f SessionFilter) Apply(list []SessionInfo) []SessionInfo {
+	out := make([]SessionInfo, 0, len(list))
+	for _, si := range list {
+		if (f.Project != "" && si.Project != f.Project) || (f.Agent != "" && si.Agent != f.Agent) ||
+			(!f.Since.IsZero() && si.End.Before(f.Since)) {
+			continue
+		}
+		out = append(out, si)
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out
 }
 
 // Catalog lists sessions and archive figures.

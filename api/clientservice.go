@@ -141,7 +141,14 @@ func (c *Client) Context(ctx context.Context, req ContextRequest) (ContextResult
 
 func (c *Client) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, error) {
 	var res SessionList
-	err := c.GetJSON(ctx, "/v1/sessions", setIf(url.Values{}, "project", f.Project, "agent", f.Agent), &res)
+	q := setIf(url.Values{}, "project", f.Project, "agent", f.Agent)
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if f.Limit != 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	err := c.GetJSON(ctx, "/v1/sessions", q, &res)
 	if res.Sessions == nil {
 		res.Sessions = []SessionInfo{}
 	}

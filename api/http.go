@@ -492,7 +492,19 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	list, err := s.svc.Sessions(r.Context(), SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")})
+	f := SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")}
+	var err error
+	if f.Limit, err = intParam(r, "limit", 0); err != nil {
+		s.writeError(w, r, fmt.Errorf("sessions: %w", err))
+		return
+	}
+	if v := q.Get("since"); v != "" {
+		if f.Since, err = memex.ParseTime(v, time.Now()); err != nil {
+			s.writeError(w, r, fmt.Errorf("sessions: since: %w", err))
+			return
+		}
+	}
+	list, err := s.svc.Sessions(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -122,11 +122,14 @@ func (l *Local) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, e
 	if l.Catalog == nil {
 		return nil, fmt.Errorf("sessions: %w", errUnavailable)
 	}
-	list, err := l.Catalog.Sessions(ctx, f)
-	if list == nil {
-		list = []SessionInfo{}
+	if f.Limit < 0 {
+		return nil, fmt.Errorf("sessions: limit %d: want 0 (all) or more: %w", f.Limit, memex.ErrInvalid)
 	}
-	return list, err
+	list, err := l.Catalog.Sessions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return f.Apply(list), nil
 }
 
 func (l *Local) Stats(ctx context.Context) (Stats, error) {

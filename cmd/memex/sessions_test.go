@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/memex-archive/memex/api"
 )
 
 // TestSessionPrefix: the first characters of a session's name name it in
@@ -35,4 +39,54 @@ func TestSessionPrefix(t *testing.T) {
 	check("from the store")
 	startServe(t, home)
 	check("through the server")
+}
+
+// TestSessionsTable: the default table fits 100 columns with long names,
+// paths and agents; a UUID is shown by a prefix replay takes; --wide
+// shows every name and path whole; --limit and --since narrow it.
+func TestSessionsTable(t *testing.T) {
+	home := t.TempDir()
+	add := func(session, agent, project string) {
+		t.Helper()
+		r := run(t, home, []byte("x\n"), "add", "--session", session, "--agent", agent, "--project", project, "--tool", "bash", "-")
+		if r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	add("fe869ecb-c176-478f-9734-7e4b8ef12cff", "claude-code", "/Users/someone/workspace/a-rather-long-project-name")
+	add("fe869ecb-0000-478f-9734-7e4b8ef12cff", "claude-code", "/Users/someone/workspace/a-rather-long-project-name")
+	add("fasterxml__jackson-databind-4360", "mini-swe-agent", "github.com/FasterXML/jackson-databind")
+	r := run(t, home, nil, "sessions")
+	if r.code != 0 {
+		t.Fatalf("sessions: %+v", r)
+	}
+	for _, l := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	for _, want := range []string{"\nfe869ecb-c  ", "\nfe869ecb-0  ", "fasterxml_…tabind-4360", "a-rather-lo…"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions does not show %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := run(t, home, nil, "replay", "fe869ecb-c"); r.code != 0 {
+		t.Errorf("replay of the prefix shown: %+v", r)
+	}
+	wide := run(t, home, nil, "sessions", "--wide")
+	for _, want := range []string{"fe869ecb-c176-478f-9734-7e4b8ef12cff", "fasterxml__jackson-databind-4360", "/Users/someone/workspace/a-rather-long-project-name"} {
+		if !strings.Contains(wide.stdout, want) {
+			t.Errorf("sessions --wide does not show %q:\n%s", want, wide.stdout)
+		}
+	}
+	var list api.SessionList
+	r = run(t, home, nil, "sessions", "--limit", "1", "--since", "1h", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Sessions) != 1 || list.Sessions[0].Session != "fasterxml__jackson-databind-4360" {
+		t.Errorf("sessions --limit 1 --since 1h: %+v", r)
+	}
+	if r := run(t, home, nil, "sessions", "--since", "2099-01-01", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != `{
+  "sessions": []
+}` {
+		t.Errorf("sessions --since in the future: %+v", r)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -41,6 +42,8 @@ func Run(t *testing.T, new Factory) {
 		{"ReplaySessionWithSlash", testReplaySlash},
 		{"ReplayUnknown", testReplayUnknown},
 		{"Sessions", testSessions},
+		{"SessionsSinceLimit", testSessionsSinceLimit},
+		{"ReplayPrefix", testReplayPrefix},
 		{"Stats", testStats},
 		{"Deref", testDeref},
 		{"DerefEmptyIsInvalid", testDerefEmpty},
@@ -268,6 +271,49 @@ func testSessions(t *testing.T, s api.Service) {
 	list, err = s.Sessions(context.Background(), api.SessionFilter{Project: "p"})
 	if err != nil || len(list) != 2 || list[0].Session != "team/feature" || list[0].Entries != 2 || list[1].Session != "plain" {
 		t.Fatalf("sessions: %+v, %v", list, err)
+	}
+}
+
+// Since and Limit narrow the listing on every path alike (the HTTP API
+// once read only project and agent).
+func testSessionsSinceLimit(t *testing.T, s api.Service) {
+	fill(t, s)
+	ctx := context.Background()
+	all, err := s.Sessions(ctx, api.SessionFilter{})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("sessions: %+v, %v", all, err)
+	}
+	names := func(list []api.SessionInfo) (out []string) {
+		for _, si := range list {
+			out = append(out, si.Session)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		f    api.SessionFilter
+		want []string
+	}{
+		{api.SessionFilter{Since: all[0].End}, []string{"team/feature", "plain"}},
+		{api.SessionFilter{Since: time.Now().Add(time.Hour)}, nil},
+		{api.SessionFilter{Limit: 1}, []string{"plain"}},
+		{api.SessionFilter{Limit: 5, Since: all[0].Start}, []string{"team/feature", "plain"}},
+		{api.SessionFilter{Limit: 1, Agent: "no-such-agent"}, nil},
+	} {
+		list, err := s.Sessions(ctx, c.f)
+		if err != nil || list == nil || !slices.Equal(names(list), c.want) {
+			t.Errorf("sessions %+v: %v, %v; want %v", c.f, names(list), err, c.want)
+		}
+	}
+	_, err = s.Sessions(ctx, api.SessionFilter{Limit: -1})
+	wantKind(t, err, memex.ErrInvalid, "limit")
+}
+
+// A unique prefix of a session's name names it.
+func testReplayPrefix(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	got, err := s.Replay(context.Background(), api.ReplayRequest{Ref: memex.SessionRef{Session: "team/f"}})
+	if err != nil || len(got) != 2 || got[0].ID != es[0].ID {
+		t.Fatalf("replay of a prefix: %+v, %v", got, err)
 	}
 }
 

@@ -204,6 +204,7 @@ type replayStep struct {
 	ID         memex.ID  `json:"id"`
 	Created    time.Time `json:"created"`
 	Kind       string    `json:"kind"`
+	Role       string    `json:"role,omitempty"` // a message's author: user, assistant, ...
 	Tool       string    `json:"tool,omitempty"`
 	Summary    string    `json:"summary"`
 	Tokens     int64     `json:"tokens"`
@@ -217,9 +218,11 @@ func (a *app) replayCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay SESSION [--project P] [--agent A] [--full] [--json]",
 		Short: "Walk a session step by step",
-		Long: `Replay a session in order: time, kind, tool, summary and ID of each step, with the
-points where the agent's context was compacted marked. --full prints each entry's
-exact content under its line. On a terminal the output goes through $PAGER (less).
+		Long: `Replay a session in order: time, kind (a message's role: user, assistant), tool, ID
+and summary of each step, with the points where the agent's context was compacted
+marked, and a line with the date where each day starts when the session spans days.
+--full prints each entry's exact content under its line. On a terminal the output goes
+through $PAGER (less).
 A session is its name, project and agent together: a name that several sessions share
 (one task run by two models, imported under two projects) is an error listing them,
 and --project or --agent picks one.`,
@@ -264,7 +267,7 @@ and --project or --agent picks one.`,
 // newReplayStep is step n of a replay: entry e, with its content when
 // --full asked for it.
 func newReplayStep(n int, e memex.Entry, content *string) replayStep {
-	return replayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Tool: e.Tool,
+	return replayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Role: e.Attrs["role"], Tool: e.Tool,
 		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: service.IsCompaction(e), Content: content}
 }
 
@@ -276,13 +279,22 @@ func (a *app) printReplay(steps []replayStep, asJSON bool) error {
 	}
 	out, done := a.pager()
 	defer done()
-	for _, st := range steps {
+	// A session that spans days gets a line with the date where each day
+	// starts: a step's line holds its time of day only.
+	days := len(steps) > 0 && !sameDay(steps[0].Created, steps[len(steps)-1].Created)
+	for i, st := range steps {
+		if days && (i == 0 || !sameDay(steps[i-1].Created, st.Created)) {
+			fmt.Fprintf(out, "──────── %s ────────\n", st.Created.Format("Monday 2006-01-02"))
+		}
 		if st.Compaction {
 			fmt.Fprintf(out, "──────── context compacted here ────────\n")
 		}
 		what := st.Kind
-		if st.Tool != "" {
+		switch {
+		case st.Tool != "":
 			what += ":" + st.Tool
+		case st.Kind == string(memex.KindMessage) && st.Role != "":
+			what = st.Role // user, assistant: who said it
 		}
 		fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
 		if st.Content != nil {
@@ -290,6 +302,13 @@ func (a *app) printReplay(steps []replayStep, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// sameDay reports whether a and b fall on the same calendar day (in a's
+// location, the one the lines print).
+func sameDay(a, b time.Time) bool {
+	b = b.In(a.Location())
+	return a.YearDay() == b.YearDay() && a.Year() == b.Year()
 }
 
 func indent(s string) string {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -88,5 +90,38 @@ func TestSessionsTable(t *testing.T) {
   "sessions": []
 }` {
 		t.Errorf("sessions --since in the future: %+v", r)
+	}
+}
+
+// TestReplayDatesAndRoles: a session over two days shows a date line
+// where each day starts, and a message its role, in text and --json; a
+// session within a day has no date line.
+func TestReplayDatesAndRoles(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	lines := `{"session":"two-days","kind":"message","content":"please fix the test","time":"2026-11-01T23:50:00Z","attrs":{"role":"user"}}
+{"session":"two-days","kind":"tool","tool":"bash","input":"go test","content":"ok\n","exit":0,"time":"2026-11-01T23:55:00Z"}
+{"session":"two-days","kind":"message","content":"fixed it","time":"2026-11-02T00:05:00Z","attrs":{"role":"assistant"}}
+{"session":"one-day","kind":"message","content":"hello","time":"2026-11-03T10:00:00Z","attrs":{"role":"user"}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, home, nil, "ingest", "jsonl", dir); r.code != 0 {
+		t.Fatalf("ingest: %+v", r)
+	}
+	r := run(t, home, nil, "replay", "two-days")
+	got := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(got) != 5 || !strings.Contains(got[0], "2026-11-01") || !strings.Contains(got[1], "  user  ") ||
+		!strings.Contains(got[2], "tool:bash") || !strings.Contains(got[3], "2026-11-02") || !strings.Contains(got[4], "  assistant  ") {
+		t.Fatalf("replay over two days:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := run(t, home, nil, "replay", "one-day"); r.code != 0 || strings.Count(r.stdout, "\n") != 1 || strings.Contains(r.stdout, "2026-11-03") {
+		t.Errorf("replay within a day:\n%s", r.stdout)
+	}
+	var steps []replayStep
+	r = run(t, home, nil, "replay", "two-days", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &steps); err != nil || len(steps) != 3 || steps[0].Role != "user" || steps[1].Role != "" || steps[2].Role != "assistant" {
+		t.Errorf("replay --json: %v %s", err, r.stdout)
 	}
 }

@@ -151,6 +151,11 @@ type IngestRequest struct {
 	NoRedact bool     `json:"no_redact,omitempty"` // store credentials as they are
 	Full     bool     `json:"full,omitempty"`      // read every file whole
 	NoIndex  bool     `json:"no_index,omitempty"`  // do not index the new entries before answering
+	// Since and Max limit a git import to the commits after Since and to
+	// the Max most recent (0: no limit), as memex ingest git --since and
+	// --max.
+	Since time.Time `json:"since,omitzero"`
+	Max   int       `json:"max,omitempty"`
 }
 
 // Ingester imports transcripts (internal/service adapts ingest).

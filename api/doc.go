@@ -47,7 +47,8 @@
 //	                                    GET /v1/entries/{ref}?format=json
 //	GET  /v1/stats                      archive figures
 //	POST /v1/ingest                     {"format":"claude-code","paths":[...],
-//	                                    "project","no_redact","full","no_index"}:
+//	                                    "project","no_redact","full","no_index",
+//	                                    "since" (RFC 3339),"max" (git only)}:
 //	                                    import transcripts the server can read
 //	                                    (absolute paths on its filesystem; none:
 //	                                    the format's default locations there)

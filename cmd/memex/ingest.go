@@ -144,7 +144,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		return err
 	}
 	if a.served {
-		return a.ingestServed(ctx, format, o, args[1:])
+		return a.ingestServed(ctx, format, o, opts.Since, args[1:])
 	}
 	h := a.h
 	s := h.Store
@@ -339,13 +339,13 @@ func countsSuffix(m map[string]int) string {
 // server reads them from its own filesystem, whatever its working
 // directory) and prints its answer as a local import prints: the problems
 // met, the report, the file problems and the status.
-func (a *app) ingestServed(ctx context.Context, format ingest.Format, o ingestOptions, args []string) error {
+func (a *app) ingestServed(ctx context.Context, format ingest.Format, o ingestOptions, since time.Time, args []string) error {
 	paths, names, err := absPaths(args)
 	if err != nil {
 		return err
 	}
 	res, err := a.svc.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
-		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex})
+		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex, Since: since, Max: o.max})
 	if err != nil {
 		return err
 	}

@@ -39,3 +39,23 @@ func TestIngestGitFlags(t *testing.T) {
 		t.Errorf("not a repository: %+v", r)
 	}
 }
+
+// ingest git --since and --max reach a running server: it read the whole
+// history instead.
+func TestIngestGitFlagsServed(t *testing.T) {
+	home := t.TempDir()
+	repo := testutil.NewRepo(t, "")
+	for i := 0; i < 3; i++ {
+		repo.Commit("change "+string(rune('a'+i)), map[string]string{"f.txt": strings.Repeat("x\n", i+1)})
+	}
+	startServe(t, home)
+	var rep struct{ Commits, Added int }
+	r := run(t, home, nil, "ingest", "git", "--max", "2", "--json", repo.Dir)
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Commits != 2 || rep.Added != 2 {
+		t.Fatalf("--max 2 through the server: %+v %v %s", rep, err, r.stderr)
+	}
+	r = run(t, home, nil, "ingest", "git", "--since", "2000-01-01", "--json", repo.Dir)
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Added != 1 {
+		t.Fatalf("--since through the server: %+v %v %s", rep, err, r.stderr)
+	}
+}

@@ -361,7 +361,14 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 			more++
 		}
 	}
-	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, NoRedact: req.NoRedact, Full: req.Full, Warn: warn}
+	if (!req.Since.IsZero() || req.Max != 0) && f != ingest.Git {
+		return api.IngestResult{}, fmt.Errorf("ingest: since and max apply to git only: %w", memex.ErrInvalid)
+	}
+	if req.Max < 0 {
+		return api.IngestResult{}, fmt.Errorf("ingest: max %d: want a positive number of commits: %w", req.Max, memex.ErrInvalid)
+	}
+	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, NoRedact: req.NoRedact, Full: req.Full,
+		Since: req.Since, Max: req.Max, Warn: warn}
 	refs := sessionsAdded(&opts)
 	rep, err := ingest.Run(ctx, im.s, opts)
 	if err != nil {

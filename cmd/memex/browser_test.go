@@ -571,3 +571,51 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestViewerSignInInBrowser: a server that requires a token shows a
+// browser its sign-in form; the token typed there opens the viewer's
+// pages (as a cookie the browser keeps), and that cookie does not open
+// the API.
+func TestViewerSignInInBrowser(t *testing.T) {
+	browser := newBrowser(t)
+	home := t.TempDir()
+	const token = "0123456789abcdef0123"
+	tokFile := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(tokFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + startServe(t, home, "--token-file", tokFile)
+	if r := run(t, home, []byte("kept behind the token\n"), "add", "--session", "guarded", "--project", "demo", "--agent", "cli"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	ctx := tab(t, browser)
+
+	do(t, ctx, chromedp.Navigate(base+"/s/guarded?project=demo"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)))
+	if n := js[int](t, ctx, `document.querySelectorAll("#steps").length`); n != 0 {
+		t.Fatal("the session's page was shown without the token")
+	}
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), "not the token"))
+	navigate(t, ctx, chromedp.Click(chromedp.CSS(`button[type="submit"]`)))
+	do(t, ctx, chromedp.WaitVisible(chromedp.ID("wrong")))
+
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), token))
+	navigate(t, ctx, chromedp.Click(chromedp.CSS(`button[type="submit"]`)))
+	// Back where it was asked for, signed in.
+	do(t, ctx, chromedp.WaitVisible(chromedp.ID("steps")))
+	if p := js[string](t, ctx, `location.pathname + location.search`); p != "/s/guarded?project=demo" {
+		t.Errorf("signed in at %s, want /s/guarded?project=demo", p)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll("li.step").length`); n != 1 {
+		t.Errorf("%d steps, want 1", n)
+	}
+	// The cookie is HttpOnly: the page's scripts cannot read it.
+	if c := js[string](t, ctx, `document.cookie`); c != "" {
+		t.Errorf("document.cookie = %q", c)
+	}
+	// Other pages open with it; the API does not.
+	do(t, ctx, chromedp.Navigate(base+"/search"), chromedp.WaitVisible(chromedp.ID("q")))
+	status := get(t, ctx, chromedp.Evaluate[int](`fetch("/v1/stats").then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if status != 401 {
+		t.Errorf("GET /v1/stats with the viewer's cookie: %d, want 401", status)
+	}
+}

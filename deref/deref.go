@@ -53,6 +53,12 @@ type Options struct {
 	Budget  int    // tokens for the whole output; 0 means DefaultBudget
 	Query   string // terms whose lines are shown first (case-insensitive)
 	Project string // narrows aliases that name entries in several projects
+	// Brief leaves the entry's summary out of each header, which then
+	// holds only the ID, lines and tokens, and the show command out of
+	// each marker, which then names only the lines omitted and their
+	// tokens: for a caller that already holds the summary (a search hit,
+	// an IndexedSummary line) and knows how to show lines of an ID.
+	Brief bool
 	// Checkout, when set, checks the file lines each entry showed
 	// against the working tree and marks the entry (see stale.go); the
 	// mark is part of its header, so the budget counts it.
@@ -169,10 +175,15 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 			m = opts.Checkout.Check(ctx, e, func() ([]byte, error) { return body, nil })
 		}
 		hdr := header(e)
+		if opts.Brief {
+			hdr = briefHeader(e)
+		}
 		if t := MarkText(m); t != "" {
 			hdr += " · " + t
 		}
-		items = append(items, newItem(id.String(), hdr, total, body, opts.Query))
+		it := newItem(id.String(), hdr, total, body, opts.Query)
+		it.brief = opts.Brief
+		items = append(items, it)
 		entries = append(entries, e)
 		marks = append(marks, m)
 	}
@@ -298,11 +309,16 @@ func (e *budgetError) Unwrap() error { return memex.ErrBudgetTooSmall }
 
 // header is an item's first line: ID, size and summary.
 func header(e memex.Entry) string {
-	s := "[memex " + e.ID.String() + " · " + plural(int(e.Lines), "line") + " · " + commas(int(e.Tokens)) + " tokens]"
+	s := briefHeader(e)
 	if sum := e.DisplaySummary(); sum != "" {
 		s += " " + strings.Join(strings.Fields(sum), " ")
 	}
 	return s
+}
+
+// briefHeader is header without the summary.
+func briefHeader(e memex.Entry) string {
+	return "[memex " + e.ID.String() + " · " + plural(int(e.Lines), "line") + " · " + commas(int(e.Tokens)) + " tokens]"
 }
 
 // plural is summarize.Plural with thousands separators.

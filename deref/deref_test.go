@@ -507,3 +507,60 @@ func TestJSONContract(t *testing.T) {
 		t.Fatalf("empty lists must be arrays: %s", b[:min(len(b), 300)])
 	}
 }
+
+// TestBriefLeavesOutSummaryAndShow: a brief deref's header holds the ID,
+// lines and tokens but not the summary, its markers name the lines omitted
+// but not the show command, and the room saved goes to the body: the same
+// windows at least, within the same budget.
+func TestBriefLeavesOutSummaryAndShow(t *testing.T) {
+	s := openStore(t)
+	body := numbered(400, func(i int) string {
+		if i == 250 {
+			return "    assert parse(x) == 4  # AssertionError: expected 4, got 3\n"
+		}
+		return ""
+	})
+	e := add(t, s, memex.Entry{ID: fixedID(2), Tool: "bash", Input: "make test",
+		Summary: "bash: make test · exit 1 · AssertionError: expected 4, got 3"}, body)
+	r := deref.New(s)
+	ctx := context.Background()
+	full, err := r.Deref(ctx, []string{e.ID.String()}, deref.Options{Budget: 500, Query: "parse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief, err := r.Deref(ctx, []string{e.ID.String()}, deref.Options{Budget: 500, Query: "parse", Brief: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brief.Used > 500 || brief.Used != summarize.CountString(brief.Text) {
+		t.Errorf("brief used %d of 500, text counts %d", brief.Used, summarize.CountString(brief.Text))
+	}
+	for _, o := range brief.Items[0].Omitted {
+		if !strings.Contains(brief.Text, fmt.Sprintf("[memex: lines %d-%d omitted (", o.From, o.To)) {
+			t.Errorf("omission %+v has no marker:\n%s", o, brief.Text)
+		}
+	}
+	head, _, _ := strings.Cut(brief.Text, "\n")
+	if want := "[memex " + e.ID.String() + " · 400 lines · "; !strings.HasPrefix(head, want) || !strings.HasSuffix(head, " tokens]") {
+		t.Errorf("brief header %q, want %q… tokens]", head, want)
+	}
+	if strings.Contains(brief.Text, "memex show") || !strings.Contains(brief.Text, "omitted (") {
+		t.Errorf("brief markers:\n%s", brief.Text)
+	}
+	if fh, _, _ := strings.Cut(full.Text, "\n"); !strings.Contains(fh, "] bash: make test") {
+		t.Errorf("full header %q lacks the summary", fh)
+	}
+	if b, f := len(brief.Items[0].Windows), len(full.Items[0].Windows); b == 0 || shownLines(brief.Items[0]) < shownLines(full.Items[0]) {
+		t.Errorf("brief shows %d lines in %d windows, full %d in %d", shownLines(brief.Items[0]), b, shownLines(full.Items[0]), f)
+	}
+}
+
+func shownLines(it deref.Item) int {
+	n := 0
+	for _, l := range strings.Split(it.Content, "\n") {
+		if strings.HasPrefix(l, "line ") {
+			n++
+		}
+	}
+	return n
+}

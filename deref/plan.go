@@ -23,6 +23,7 @@ type piece struct {
 type item struct {
 	id     string // the entry ID, as markers name it
 	header string // the header line, without '\n'
+	brief  bool   // markers without the show command (Options.Brief)
 	total  int    // the body's tokens when known (archive metadata), else -1
 	t      *text
 	anchor []anchor
@@ -211,6 +212,9 @@ func (it *item) marker(g gap, cut *piece) string {
 		lines = "line " + strconv.Itoa(g.from)
 	}
 	show := "; memex show " + it.id + " --lines " + strconv.Itoa(g.from) + ":" + strconv.Itoa(g.to) + "]"
+	if it.brief {
+		show = "]"
+	}
 	tok := commas(g.tokens)
 	if g.est {
 		tok = "~" + tok

@@ -260,8 +260,12 @@ func headFit(s string, budget int) string {
 }
 
 // summary is the session's IndexedSummary before the probe's point; a
-// budget too small for its header yields nothing.
+// budget too small for its header yields nothing, and so does none at all
+// (deref's Context would take its default budget for zero).
 func summary(ctx context.Context, r *deref.Reader, pc *probeCtx, budget int) (string, deref.ContextResult, error) {
+	if budget <= 0 {
+		return "", deref.ContextResult{}, nil
+	}
 	res, err := r.Context(ctx, deref.ContextOptions{Session: pc.p.Session, Budget: budget, Before: pc.atID})
 	if errors.Is(err, memex.ErrBudgetTooSmall) || errors.Is(err, memex.ErrNotFound) {
 		return "", res, nil

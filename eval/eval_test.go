@@ -259,6 +259,31 @@ func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
 	}
 }
 
+// TestSummaryOfNoBudgetIsEmpty: when the derefs take the whole budget,
+// the IndexedSummary gets none and must yield nothing; deref's Context
+// reads a zero budget as its default, and the context then ran over and
+// was cut from its end, the derefs first.
+func TestSummaryOfNoBudgetIsEmpty(t *testing.T) {
+	env := openEnv(t)
+	addSession(t, env, "s1")
+	catchUp(t, env)
+	ctx := context.Background()
+	steps, err := loadSession(ctx, env.Store, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Session: "s1", At: "5", Query: "python run.py", Answer: "bad total"}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []int{0, -3} {
+		text, _, err := summary(ctx, deref.New(env.Store), pc, b)
+		if err != nil || text != "" {
+			t.Errorf("summary at %d = %q, %v; want nothing", b, text, err)
+		}
+	}
+}
+
 func TestFitHelpersRespectBudget(t *testing.T) {
 	text := strings.Repeat("alpha beta gamma delta\n", 50) + "one very long last line " + strings.Repeat("x", 500) + "\n"
 	steps := []step{{text: text}}

@@ -31,18 +31,15 @@ var Strategies = []string{Truncate, Summary, RAG, Memex, MemexNoIdx}
 // DefaultBudgets are the budgets of a run that names none.
 var DefaultBudgets = []int{1000, 2000, 4000, 8000}
 
-// SummaryShare is the least part of a memex budget given to the
-// IndexedSummary; it also takes whatever the derefs leave. A tenth holds
-// the header and a line or two at 1,000 tokens and leaves the rest for the
-// exact evidence.
-const SummaryShare = 0.1
+// SummaryShare is the least part of a memex budget set aside for the
+// IndexedSummary before the derefs: none. The summary takes whatever the
+// derefs leave; set aside first, a tenth of 1,000 tokens held the summary's
+// header and a line or two, and cost the hits that rag's raw packing made
+// (docs/eval.md).
+const SummaryShare = 0.0
 
 // searchHits is how many search hits rag and memex consider.
 const searchHits = 10
-
-// MinDeref is the least budget worth a deref: memex stops dereferencing
-// when less is left.
-const MinDeref = 150
 
 // ErrOverBudget marks a strategy that assembled a context larger than its
 // budget: the run is invalid.
@@ -57,7 +54,8 @@ type Env struct {
 // BudgetOptions configure Budget. Zero Budgets means DefaultBudgets.
 type BudgetOptions struct {
 	Budgets []int
-	// SummaryShare sets memex's split (zero: the package default), for
+	// SummaryShare sets aside a least share of memex's budget for the
+	// IndexedSummary before the derefs (zero: none, the default), for
 	// measuring how the result depends on it.
 	SummaryShare float64
 	Progress     func(done, total int) // called after every probe; may be nil
@@ -85,6 +83,12 @@ type probeCtx struct {
 	atID       memex.ID
 	stepsBack  int
 	tokensBack int
+	// hits is the search for the probe's query, run once and shared by
+	// rag and memex at every budget (a search bounded in time could
+	// otherwise give them different pages on a loaded machine); took is
+	// its time, counted in each one's latency.
+	hits []index.Hit
+	took time.Duration
 }
 
 // resolve finds the probe's point and its evidence. It fails with
@@ -133,7 +137,7 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 			return nil, nil, fmt.Errorf("eval: budget %d: want a positive number: %w", b, memex.ErrInvalid)
 		}
 	}
-	if opts.SummaryShare <= 0 || opts.SummaryShare >= 1 {
+	if opts.SummaryShare < 0 || opts.SummaryShare >= 1 {
 		opts.SummaryShare = SummaryShare
 	}
 	r := deref.New(env.Store)
@@ -157,11 +161,19 @@ func Budget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions) (o
 			}
 			return nil, nil, err
 		}
+		start := time.Now()
+		if pc.hits, err = search(ctx, env, pc); err != nil {
+			return nil, nil, err
+		}
+		pc.took = time.Since(start)
 		for _, b := range budgets {
 			for _, strat := range Strategies {
 				start := time.Now()
 				text, derefs, err := assemble(ctx, env, r, pc, strat, b, opts)
 				took := time.Since(start)
+				if strat == RAG || strat == Memex {
+					took += pc.took
+				}
 				if err != nil {
 					return nil, nil, fmt.Errorf("eval: probe %s: %s at %d: %w", p.ID, strat, b, err)
 				}
@@ -292,13 +304,9 @@ func search(ctx context.Context, env Env, pc *probeCtx) ([]index.Hit, error) {
 // hit that does not fit whole is cut to the lines of its head that fit,
 // and packing stops there.
 func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, error) {
-	hits, err := search(ctx, env, pc)
-	if err != nil {
-		return "", 0, err
-	}
 	var sb strings.Builder
 	used, n := 0, 0
-	for _, h := range hits {
+	for _, h := range pc.hits {
 		body, err := env.Store.ReadAll(ctx, h.ID)
 		if err != nil {
 			return "", 0, err
@@ -329,17 +337,21 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 	return text, n, nil
 }
 
-// memexContext dereferences the best entries with the query, then gives
-// the IndexedSummary what they leave (at least SummaryShare of the budget),
-// and puts the summary first. The entries come from a search of the
-// session before the point, or (pick) from the summary's own lines ranked
-// by the words they share with the query, as an agent would choose without
-// a search tool. They are dereferenced one at a time in rank order, each
-// with all the budget still free: whole when it fits, else its windows;
-// dereferencing stops when less than MinDeref tokens are left.
+// memexContext spends the budget as rag does, on the best entries in
+// rank order, but through deref: each entry with all the budget still
+// free, whole when it fits, else its windows (lines with query words,
+// error lines, head and tail; the head alone when no line holds a query
+// word), until nothing is left. The derefs are brief (deref.Options.Brief):
+// the agent holds each hit's summary from the search, so headers and
+// markers do not repeat it. The IndexedSummary then takes what the derefs
+// left, when that holds at least one of its lines, and goes first. The
+// entries come from a search of the session before the point, or (pick)
+// from the summary's own lines ranked by the words they share with the
+// query, as an agent would choose without a search tool. A SummaryShare
+// above zero sets that part of the budget aside for the summary first.
 func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, budget int, pick bool, opts BudgetOptions) (string, int, error) {
-	// The summary's least share is reserved at what it really takes
-	// (whole lines, often less than the share).
+	// A least share is reserved at what it really takes (whole lines,
+	// often less than the share).
 	minSum, _, err := summary(ctx, r, pc, int(float64(budget)*opts.SummaryShare))
 	if err != nil {
 		return "", 0, err
@@ -354,21 +366,17 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		}
 		refs = pickFromSummary(sumRes.Entries, pc.p.Query)
 	} else {
-		hits, err := search(ctx, env, pc)
-		if err != nil {
-			return "", 0, err
-		}
-		for _, h := range hits {
+		for _, h := range pc.hits {
 			refs = append(refs, h.ID.String())
 		}
 	}
 	var derefs strings.Builder
 	left, n := budget-summarize.CountString(minSum), 0
 	for _, ref := range refs {
-		if left < MinDeref {
+		if left <= 0 {
 			break
 		}
-		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project})
+		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project, Brief: true})
 		if errors.Is(err, memex.ErrBudgetTooSmall) {
 			break
 		}
@@ -380,9 +388,14 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		n++
 	}
 	dtext := derefs.String()
-	sumText, _, err := summary(ctx, r, pc, budget-summarize.CountString(dtext))
+	sumText, sres, err := summary(ctx, r, pc, budget-summarize.CountString(dtext))
 	if err != nil {
 		return "", 0, err
+	}
+	if len(sres.Entries) == 0 {
+		// A header and a footer that list no entry tell the agent
+		// nothing it can dereference.
+		sumText = ""
 	}
 	text := sumText + dtext
 	// Counts of parts add up to at least the count of the whole in

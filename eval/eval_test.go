@@ -245,6 +245,9 @@ func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
 	whole := summarize.CountString(long.String())
 	budget := whole + 300
 	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{SummaryShare: SummaryShare})

@@ -115,8 +115,9 @@ func (a *app) evalBudgetCommand() *cobra.Command {
 what existed before the probe's point, and count a hit when the answer appears in it
 exactly. Strategies: truncate (latest raw transcript), summary (IndexedSummary alone),
 rag (search hits' raw content), memex (search, then deref of the hits in rank order,
-each whole when it fits in what is left, else its windows; the IndexedSummary gets a
-tenth of the budget at least, and whatever the derefs leave), memex-pick (the same,
+each whole when it fits in what is left, else its windows, with brief headers and
+markers, until the budget is spent; the IndexedSummary gets what the derefs leave),
+memex-pick (the same,
 picking entries from the summary's lines instead of searching). A context over its
 budget fails the run.
 
@@ -138,7 +139,7 @@ shows the saved runs with their plots at /eval (serve --eval-dir DIR for a folde
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.StringVar(&o.plot, "plot", "", "write an SVG plot of hit rate against budget to this file")
 	f.StringVar(&o.outcomes, "outcomes", "", "write every probe's outcome per strategy and budget (JSON lines) to this file")
-	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: least part of the budget for the IndexedSummary (it also takes what the derefs leave)")
+	f.Float64Var(&o.share, "summary-share", eval.SummaryShare, "memex: part of the budget set aside for the IndexedSummary before the derefs (0: none; it takes what the derefs leave)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&o.save, "save", false, "keep the run in $MEMEX_HOME/eval, for the viewer's eval page")
 	f.StringVar(&o.saveDir, "save-dir", "", "keep the run in this folder (as --save does in the home)")
@@ -182,8 +183,8 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.share <= 0 || o.share >= 1 {
-		return usagef("--summary-share wants a number between 0 and 1")
+	if o.share < 0 || o.share >= 1 {
+		return usagef("--summary-share wants a number from 0 up to 1")
 	}
 	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share}
 	if bar := a.progress("eval", o.quiet || o.json); bar != nil {

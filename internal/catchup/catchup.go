@@ -91,18 +91,35 @@ const (
 	chunkBytes   = 4 << 20
 )
 
-// chunks splits entries into chunks (see chunkEntries).
-func chunks(entries []memex.Entry) [][]memex.Entry {
-	var out [][]memex.Entry
-	start, size := 0, 0
-	for i, e := range entries {
-		size += int(min(max(e.Bytes, 0), index.ContentLimit)) + len(e.Input) + 256
-		if i+1-start == chunkEntries || size >= chunkBytes || i == len(entries)-1 {
-			out = append(out, entries[start:i+1])
-			start, size = i+1, 0
-		}
+// chunker gathers entries into chunks (see chunkEntries).
+type chunker struct {
+	part []memex.Entry
+	size int
+}
+
+// add appends e to the chunk being gathered and returns that chunk when
+// it is full, nil when not.
+func (c *chunker) add(e memex.Entry) []memex.Entry {
+	c.part = append(c.part, e)
+	c.size += entrySize(e)
+	if len(c.part) == chunkEntries || c.size >= chunkBytes {
+		return c.flush()
 	}
-	return out
+	return nil
+}
+
+// flush returns the chunk gathered so far (nil when empty) and starts
+// another.
+func (c *chunker) flush() []memex.Entry {
+	part := c.part
+	c.part, c.size = nil, 0
+	return part
+}
+
+// entrySize is what an entry counts towards chunkBytes: the content the
+// index reads of it, its input, and its metadata.
+func entrySize(e memex.Entry) int {
+	return int(min(max(e.Bytes, 0), index.ContentLimit)) + len(e.Input) + len(e.Summary) + len(e.AgentSummary) + 256
 }
 
 // CatchUp indexes every entry marked pending in the archive, then clears
@@ -155,6 +172,12 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 
 // catchUp indexes the entries marked pending and clears their markers,
 // calling progress (when not nil) after each chunk.
+//
+// Its memory is bounded by bytes, not by the backlog: it holds the IDs of
+// the backlog (16 bytes each) and reads the metadata of one chunk at a
+// time as the indexing workers take them (see indexEntries), so at most
+// workers+1 chunks of metadata and content are in memory whatever the
+// size of the store (a reindex of the whole store is one backlog).
 func catchUp(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
 	var ids []memex.ID
 	if err := s.Pending(ctx, func(id memex.ID) error {
@@ -163,60 +186,75 @@ func catchUp(ctx context.Context, s Store, ix *index.Index, progress func(done, 
 	}); err != nil {
 		return Stats{}, fmt.Errorf("catchup: pending: %w", err)
 	}
-	// The entries are read and indexed a window of IDs at a time, so that
-	// memory holds one window's metadata whatever the backlog (a reindex
-	// of the whole store is one backlog).
-	var st Stats
-	total, done := len(ids), 0
+	var (
+		mu   sync.Mutex // guards st and done
+		st   Stats
+		done int
+	)
+	total := len(ids)
 	if progress != nil {
 		progress(0, total)
 	}
-	for len(ids) > 0 {
-		window := ids[:min(len(ids), catchUpWindow)]
-		ids = ids[len(window):]
-		var entries []memex.Entry
-		var gone []memex.ID
-		for _, id := range window {
+	// gone are the marked entries the archive no longer holds: removed
+	// from the index, their markers cleared, a chunk's worth at a time.
+	var gone []memex.ID
+	dropGone := func() error {
+		if len(gone) == 0 {
+			return nil
+		}
+		if err := ix.Delete(ctx, gone...); err != nil {
+			return fmt.Errorf("catchup: %w", err)
+		}
+		if err := s.ClearPending(ctx, gone...); err != nil {
+			return fmt.Errorf("catchup: %w", err)
+		}
+		mu.Lock()
+		st.Deleted += len(gone)
+		done += len(gone)
+		mu.Unlock()
+		gone = gone[:0]
+		return nil
+	}
+	produce := func(emit func([]memex.Entry) error) error {
+		var c chunker
+		for _, id := range ids {
 			e, err := s.Get(ctx, id)
 			if errors.Is(err, memex.ErrNotFound) {
-				gone = append(gone, id)
+				if gone = append(gone, id); len(gone) == chunkEntries {
+					if err := dropGone(); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			if err != nil {
-				return st, fmt.Errorf("catchup: get %s: %w", id, err)
+				return fmt.Errorf("catchup: get %s: %w", id, err)
 			}
-			entries = append(entries, e)
+			if part := c.add(e); part != nil {
+				if err := emit(part); err != nil {
+					return err
+				}
+			}
 		}
-		if len(gone) > 0 {
-			if err := ix.Delete(ctx, gone...); err != nil {
-				return st, fmt.Errorf("catchup: %w", err)
-			}
-			if err := s.ClearPending(ctx, gone...); err != nil {
-				return st, fmt.Errorf("catchup: %w", err)
-			}
-			st.Deleted += len(gone)
-			done += len(gone)
-		}
-		err := indexEntries(ctx, s, ix, entries, &st, func(part []memex.Entry) error {
-			if err := clearMarkers(ctx, s, part); err != nil {
+		if part := c.flush(); part != nil {
+			if err := emit(part); err != nil {
 				return err
 			}
-			done += len(part)
-			if progress != nil {
-				progress(done, total)
-			}
-			return nil
-		})
-		if err != nil {
-			return st, err
 		}
+		return dropGone()
 	}
-	return st, nil
+	err := indexEntries(ctx, s, ix, produce, &mu, &st, func(part []memex.Entry) error {
+		if err := clearMarkers(ctx, s, part); err != nil {
+			return err
+		}
+		done += len(part)
+		if progress != nil {
+			progress(done, total)
+		}
+		return nil
+	})
+	return st, err
 }
-
-// catchUpWindow is how many pending entries a catch-up reads at a time:
-// enough for a chunk per worker of indexEntries.
-const catchUpWindow = 4 * chunkEntries
 
 // compactAfterBulk merges the index into one segment after a catch-up
 // that indexed a full chunk or more, and at least a quarter of the index
@@ -372,18 +410,20 @@ func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
 	}
 }
 
-// indexEntries indexes entries in chunks (see chunks), one chunk at a
-// time per CPU: while one chunk's bodies are read and cut to
-// index.Excerpt, or it waits for its segment to be durable, another is
-// analysed and written by the index (whose analysis runs on every CPU).
-// after is called with each chunk once it is indexed (not in order), never
-// concurrently.
-func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex.Entry, st *Stats, after func([]memex.Entry) error) error {
+// indexEntries indexes the chunks that produce emits, one chunk at a time
+// per CPU: while one chunk's bodies are read and cut to index.Excerpt, or
+// it waits for its segment to be durable, another is analysed and written
+// by the index (whose analysis runs on every CPU). produce runs on the
+// calling goroutine; emit blocks until a worker takes the chunk, so at
+// most one chunk per worker and the one being gathered are in memory.
+// after is called with each chunk once it is indexed (not in order),
+// holding mu, which also guards st.
+func indexEntries(ctx context.Context, s Store, ix *index.Index, produce func(emit func([]memex.Entry) error) error,
+	mu *sync.Mutex, st *Stats, after func([]memex.Entry) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu       sync.Mutex // guards st, firstErr and calls to after
-		firstErr error
+		firstErr error // guarded by mu
 		wg       sync.WaitGroup
 	)
 	fail := func(err error) {
@@ -436,18 +476,21 @@ func indexEntries(ctx context.Context, s Store, ix *index.Index, entries []memex
 			}
 		}()
 	}
-feed:
-	for _, part := range chunks(entries) {
+	err := produce(func(part []memex.Entry) error {
 		select {
 		case parts <- part:
+			return nil
 		case <-ctx.Done():
-			break feed
+			return fmt.Errorf("catchup: %w", ctx.Err())
 		}
-	}
+	})
 	close(parts)
 	wg.Wait()
 	if firstErr != nil {
 		return firstErr
+	}
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("catchup: %w", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,34 +308,39 @@ func TestFollow(t *testing.T) {
 }
 
 func TestChunksBoundEntriesAndBytes(t *testing.T) {
-	var entries []memex.Entry
+	var parts [][]memex.Entry
+	var c chunker
 	for i := 0; i < 3*chunkEntries; i++ {
-		e := memex.Entry{Bytes: 10}
+		e := memex.Entry{Bytes: 10, Session: strconv.Itoa(i)}
 		if i >= 2*chunkEntries {
 			e.Bytes = 1 << 30 // counted as index.ContentLimit
 		}
-		entries = append(entries, e)
+		if p := c.add(e); p != nil {
+			parts = append(parts, p)
+		}
 	}
-	parts := chunks(entries)
+	if p := c.flush(); p != nil {
+		parts = append(parts, p)
+	}
 	n := 0
 	for _, p := range parts {
 		if len(p) == 0 || len(p) > chunkEntries {
 			t.Fatalf("chunk of %d entries", len(p))
 		}
-		if &p[0] != &entries[n] {
-			t.Fatalf("chunk does not start at entry %d", n)
+		if p[0].Session != strconv.Itoa(n) {
+			t.Fatalf("chunk starts at entry %s, not %d", p[0].Session, n)
 		}
 		n += len(p)
 	}
-	if n != len(entries) {
-		t.Fatalf("chunks cover %d of %d entries", n, len(entries))
+	if n != 3*chunkEntries {
+		t.Fatalf("chunks cover %d of %d entries", n, 3*chunkEntries)
 	}
 	// Small bodies: full chunks; bodies at the content limit: chunkBytes.
 	if len(parts[0]) != chunkEntries || len(parts[len(parts)-1]) > chunkBytes/index.ContentLimit+1 {
 		t.Fatalf("chunk sizes %d ... %d", len(parts[0]), len(parts[len(parts)-1]))
 	}
-	if chunks(nil) != nil {
-		t.Fatal("chunks of nothing")
+	if c.flush() != nil {
+		t.Fatal("chunk of nothing")
 	}
 }
 

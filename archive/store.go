@@ -75,8 +75,12 @@ const BlockSize = 32 << 10
 
 // CacheSize is the size of the store's block cache, which holds blocks
 // decompressed. It fills only as blocks are read, so a short command that
-// reads a few entries never holds it all.
-const CacheSize = 64 << 20
+// reads a few entries never holds it all; a catch-up or reindex reads
+// every block once and fills it, outside the Go heap. An import's
+// look-ups of absent keys (new content hashes, new idempotency keys) are
+// answered by the tables' bloom filters, and the index is fed from the
+// bodies in hand, so an import reads little of what it wrote: 32 MiB.
+const CacheSize = 32 << 20
 
 // Store is an open archive. It is safe for concurrent use by many
 // goroutines; one process at a time may open a directory (Pebble holds a

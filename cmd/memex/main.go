@@ -17,11 +17,14 @@ import (
 // memoryLimit is the Go runtime's soft memory limit for a memex process,
 // unless GOMEMLIMIT sets another: past it the collector runs more often
 // instead of letting the heap grow to twice (reindex: five times) what is
-// live. Imports, catch-ups and reindexes allocate at a high rate; with
-// Pebble's cache and memtables (about 90 MiB outside the Go heap) and the
-// index's mapped files, this keeps their peak RSS under 512 MB
-// (docs/performance.md, Memory).
-const memoryLimit = 320 << 20
+// live. Imports, catch-ups and reindexes allocate at a high rate and keep
+// about 120 MB live at most (one chunk per CPU being analysed and the one
+// being gathered, bounded by bytes: internal/catchup); with Pebble's cache
+// and memtables (about 60 MiB outside the Go heap), the executable's
+// mapped pages (38 MB) and the index's mapped segments (at most the index,
+// about 0.2 B per transcript byte), this keeps their peak RSS under 512 MB
+// at 500 MB of transcripts (docs/performance.md, Ingest at scale).
+const memoryLimit = 192 << 20
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {

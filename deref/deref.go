@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/summarize"
@@ -69,12 +70,15 @@ type Options struct {
 // windows shown, with a marker line for every omitted span; Tokens is the
 // size of the whole entry, not of what is shown.
 type Item struct {
-	ID       string    `json:"id"`
-	Summary  string    `json:"summary"`
-	Tokens   int64     `json:"tokens"`
-	Complete bool      `json:"complete"`
-	Content  string    `json:"content"`
-	Omitted  []Omitted `json:"omitted"`
+	ID       string `json:"id"`
+	Summary  string `json:"summary"`
+	Tokens   int64  `json:"tokens"`
+	Complete bool   `json:"complete"`
+	// Binary: the entry is not valid UTF-8, and Content is the line
+	// BinaryNote words instead of its bytes (memex show gives them).
+	Binary  bool      `json:"binary,omitempty"`
+	Content string    `json:"content"`
+	Omitted []Omitted `json:"omitted"`
 	// Mark sums up Evidence: current, changed or gone; empty when the
 	// entry shows no file of the checkout (or none was given).
 	Mark     string `json:"mark,omitempty"`
@@ -170,6 +174,13 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		if len(body) == 0 {
 			total = int(e.Tokens)
 		}
+		binary := !utf8.Valid(body)
+		if binary {
+			// Raw bytes would garble a terminal and an agent's context
+			// alike, and no window of them reads: one line says what the
+			// entry is and how to save it (as memex show --budget does).
+			body, total = []byte(BinaryNote(id, e.Bytes)+"\n"), -1
+		}
 		var m []Mark
 		if opts.Checkout != nil {
 			m = opts.Checkout.Check(ctx, e, func() ([]byte, error) { return body, nil })
@@ -183,6 +194,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		}
 		it := newItem(id.String(), hdr, total, body, opts.Query)
 		it.brief = opts.Brief
+		it.binary = binary
 		items = append(items, it)
 		entries = append(entries, e)
 		marks = append(marks, m)
@@ -201,7 +213,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		r, e := rd.items[i], entries[i]
 		res.Items = append(res.Items, Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
-			Complete: len(r.omitted) == 0, Content: r.content, Omitted: r.omitted, Windows: r.windows,
+			Complete: len(r.omitted) == 0 && !it.binary, Binary: it.binary, Content: r.content, Omitted: r.omitted, Windows: r.windows,
 			Mark: Worst(marks[i]), Evidence: marks[i],
 		})
 	}
@@ -306,6 +318,12 @@ func (e *budgetError) Error() string {
 }
 
 func (e *budgetError) Unwrap() error { return memex.ErrBudgetTooSmall }
+
+// BinaryNote is the line a read within a budget gives for an entry that
+// is not valid UTF-8, in place of its bytes.
+func BinaryNote(id memex.ID, size int64) string {
+	return "[memex: binary content (" + plural(int(size), "byte") + ") not shown; memex show " + id.String() + " > FILE saves it]"
+}
 
 // header is an item's first line: ID, size and summary.
 func header(e memex.Entry) string {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
@@ -563,4 +564,30 @@ func shownLines(it deref.Item) int {
 		}
 	}
 	return n
+}
+
+// TestBinaryIsANote: an entry that is not valid UTF-8 is read as one line
+// that says what it is and how to save it, never as its raw bytes; a text
+// entry beside it still reads whole.
+func TestBinaryIsANote(t *testing.T) {
+	s := openStore(t)
+	bin := add(t, s, memex.Entry{ID: fixedID(1), Tool: "cat"}, "\x7fELF\x02\x01\x01\x00\x00\xff\xfe binary\n\x00\x00")
+	txt := add(t, s, memex.Entry{ID: fixedID(2), Tool: "bash"}, "plain text\n")
+	res, err := deref.New(s).Deref(context.Background(), []string{bin.ID.String(), txt.ID.String()}, deref.Options{Budget: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := "[memex: binary content (21 bytes) not shown; memex show " + bin.ID.String() + " > FILE saves it]\n"
+	if !utf8.ValidString(res.Text) || strings.Contains(res.Text, "\x00") || !strings.Contains(res.Text, note) {
+		t.Fatalf("text: %q", res.Text)
+	}
+	if it := res.Items[0]; !it.Binary || it.Complete || it.Content != note {
+		t.Fatalf("binary item: %+v", it)
+	}
+	if it := res.Items[1]; it.Binary || !it.Complete || it.Content != "plain text\n" {
+		t.Fatalf("text item: %+v", it)
+	}
+	if res.Used > 400 {
+		t.Fatalf("used %d of 400", res.Used)
+	}
 }

@@ -36,6 +36,7 @@ type item struct {
 
 	markerCache map[string]int
 	queried     bool // a query with terms was given
+	binary      bool // the body is BinaryNote's line, not the entry's bytes
 }
 
 // Context lines shown around an anchor, and the size of the head and tail

@@ -36,12 +36,16 @@ lines with context, plus head and tail. Each elided span is marked on its own li
 its line range, its token cost and the memex show command that returns it. Several
 entries share the budget: each gets its header and best window before any gets more.
 
+An entry that is not valid UTF-8 (binary) is never printed raw: its content is one line,
+"[memex: binary content (N bytes) not shown; memex show ID > FILE saves it]", and
+"binary": true in --json (the same for memex_read and POST /v1/deref).
+
 References that name nothing are listed as missing; the rest still returns. A budget
 too small for anything useful is an error that names the minimum.
 
 ` + aliasHelp + `
 
---json: {"budget","used","items":[{"id","summary","tokens","complete","content",
+--json: {"budget","used","items":[{"id","summary","tokens","complete","binary","content",
 "omitted":[{"from","to","tokens"}],"mark","evidence"}],"missing":[...]}
 
 An entry that showed lines of a file of the current checkout's project (a read, a view,

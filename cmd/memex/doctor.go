@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,29 +18,10 @@ import (
 )
 
 // doctorProblem is one thing memex doctor found wrong, with its fix.
-type doctorProblem struct {
-	Where   string `json:"where"`
-	Problem string `json:"problem"`
-	Fix     string `json:"fix"`
-}
+type doctorProblem = hosts.Problem
 
-type doctorBinary struct {
-	Path    string `json:"path"`
-	Runs    bool   `json:"runs"`
-	Version string `json:"version,omitempty"`
-	Error   string `json:"error,omitempty"`
-}
-
-type doctorHost struct {
-	hosts.Installation
-	// Recorded says install's record (installs.json) lists this host's
-	// files.
-	Recorded bool           `json:"recorded"`
-	Binaries []doctorBinary `json:"binaries,omitempty"`
-	// WritesTo are the memex homes the installed commands use.
-	WritesTo []string       `json:"writes_to,omitempty"`
-	LastHook *hosts.HookRun `json:"last_hook,omitempty"`
-}
+// doctorHost is what memex doctor found of one host's installation.
+type doctorHost = hosts.Health
 
 type doctorServer struct {
 	Running   bool   `json:"running"` // serve.addr names a server
@@ -70,7 +49,7 @@ type doctorReport struct {
 }
 
 func (r *doctorReport) problem(where, problem, fix string) {
-	r.Problems = append(r.Problems, doctorProblem{where, problem, fix})
+	r.Problems = append(r.Problems, doctorProblem{Where: where, Problem: problem, Fix: fix})
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -129,126 +108,10 @@ func (a *app) doctor(ctx context.Context) doctorReport {
 	return rep
 }
 
-// installFix is the command that (re)installs host for this home.
-func (a *app) installFix(host, scope string) string {
-	cmd := "memex"
-	if h := a.installedHome(); h != "" {
-		cmd += " --home " + shellJoin([]string{h})
-	}
-	cmd += " install " + host
-	if scope == "project" {
-		cmd += " --scope project"
-	}
-	return cmd
-}
-
 func (a *app) doctorHosts(ctx context.Context, rep *doctorReport) {
-	recorded, err := hosts.Installed(filepath.Join(a.home, "installs.json"))
-	if err != nil {
-		rep.problem("installs.json", err.Error(), "move it away; memex install writes a new one")
-	}
-	var scopes []bool
-	scopes = append(scopes, false)
-	if cwd, err := os.Getwd(); err == nil && cwd != "" {
-		if dir, _ := os.UserHomeDir(); filepath.Clean(cwd) != filepath.Clean(dir) {
-			scopes = append(scopes, true)
-		}
-	}
-	binRuns := map[string]doctorBinary{}
-	for _, name := range hosts.Names {
-		for _, project := range scopes {
-			in, err := hosts.Inspect(name, hosts.Options{Project: project})
-			if err != nil {
-				rep.problem(name, err.Error(), "")
-				continue
-			}
-			h := doctorHost{Installation: in}
-			for _, f := range in.Files {
-				if recorded[f] == name {
-					h.Recorded = true
-				}
-			}
-			if !in.Present() && !h.Recorded && len(in.Errors) == 0 {
-				continue // not installed here
-			}
-			where := name
-			if project {
-				where += " (project)"
-			}
-			fix := a.installFix(name, in.Scope)
-			for _, e := range in.Errors {
-				rep.problem(where, e, "fix the file by hand, then run "+fix)
-			}
-			switch {
-			case !in.Present():
-				rep.problem(where, "memex's hooks and MCP server are gone from "+strings.Join(in.Files, " and ")+" (removed by hand?)", fix)
-			case len(in.Hooks) > 0 && len(in.Missing) > 0:
-				rep.problem(where, "hooks missing: "+strings.Join(in.Missing, ", "), fix)
-			case len(in.Hooks) == 0 && len(in.Missing) > 0:
-				rep.problem(where, "memex's hooks are gone (its MCP server is still there): nothing is captured as the agent works", fix)
-			}
-			if in.Present() && in.Server == nil {
-				rep.problem(where, "the memex MCP server is gone: the agent cannot search or read the archive", fix)
-			}
-			homes := map[string]bool{}
-			for _, c := range in.Commands() {
-				if _, seen := binRuns[c.Bin]; !seen {
-					b := doctorBinary{Path: c.Bin}
-					if !filepath.IsAbs(c.Bin) {
-						b.Error = "not an absolute path: the host looks it up on its own PATH"
-					} else if v, err := hosts.RunsVersion(ctx, c.Bin); err != nil {
-						b.Error = err.Error()
-						if errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "no such file") {
-							b.Error = "no such file"
-						}
-					} else {
-						b.Runs, b.Version = true, v
-					}
-					binRuns[c.Bin] = b
-				}
-				if !slices.Contains(h.binPaths(), c.Bin) {
-					h.Binaries = append(h.Binaries, binRuns[c.Bin])
-				}
-				dir := c.Home
-				if dir == "" {
-					dir = defaultHome()
-				}
-				homes[filepath.Clean(dir)] = true
-			}
-			for _, b := range h.Binaries {
-				if !b.Runs {
-					rep.problem(where, fmt.Sprintf("its hooks run %s, which does not run as memex (%s)", b.Path, b.Error), fix+" (it writes the path of the memex you run it with)")
-				}
-			}
-			for dir := range homes {
-				h.WritesTo = append(h.WritesTo, dir)
-			}
-			sort.Strings(h.WritesTo)
-			for _, dir := range h.WritesTo {
-				if dir != filepath.Clean(a.home) {
-					rep.problem(where, fmt.Sprintf("its hooks write to the store in %s, not to this one (%s): what the agent archives is not what you read", dir, a.home),
-						fix+" (or read that store: memex --home "+shellJoin([]string{dir})+" ...)")
-				}
-			}
-			if len(h.WritesTo) > 0 {
-				if r, ok := hosts.LastHook(h.WritesTo[0], name); ok {
-					h.LastHook = &r
-					if r.Error != "" {
-						rep.problem(where, fmt.Sprintf("the last hook (%s, %s) failed: %s", r.Event, r.At.Local().Format(time.DateTime), r.Error), "fix what it says; the next hook that runs clears this")
-					}
-				}
-			}
-			rep.Hosts = append(rep.Hosts, h)
-		}
-	}
-}
-
-func (h doctorHost) binPaths() []string {
-	out := make([]string, len(h.Binaries))
-	for i, b := range h.Binaries {
-		out[i] = b.Path
-	}
-	return out
+	found, problems := hosts.Check(ctx, hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: defaultHome()})
+	rep.Hosts = append(rep.Hosts, found...)
+	rep.Problems = append(rep.Problems, problems...)
 }
 
 func (a *app) doctorServer(ctx context.Context, rep *doctorReport) {

@@ -63,6 +63,11 @@ type Record struct {
 	Entry memex.Entry // metadata; ID is zero (the sink derives it from Created)
 	Body  []byte      // the exact content
 	Key   string      // stable identity of the record (see the package doc)
+	// HookKey, when set, is the key a host's hook gives the same call when
+	// it cannot know Key (OpenCode's plugin knows the call id, not the
+	// part id): an entry found under it is the call, archived first by
+	// the hook, and is completed (see completeHooked).
+	HookKey string
 }
 
 // Sink is what Run writes to; *archive.Store satisfies it. Add stores body
@@ -606,6 +611,9 @@ func (r *runner) store(ctx context.Context, src *source) error {
 			// imported under two projects (two models run on the same
 			// tasks) are two sets of entries.
 			id, err := r.sink.Lookup(ctx, rec.Key, e.Project)
+			if errors.Is(err, memex.ErrNotFound) && rec.HookKey != "" {
+				id, err = r.sink.Lookup(ctx, rec.HookKey, e.Project)
+			}
 			switch {
 			case err == nil:
 				old, ok, err := r.completeHooked(ctx, id)
@@ -672,7 +680,8 @@ func (r *runner) store(ctx context.Context, src *source) error {
 // records (and a hook cannot know the call's SESSION#N). So the entry a
 // hook archived first is completed from the rollout, keeping its ID (and
 // time) for whatever cites it: hook-then-import stores what import alone
-// stores. A Claude Code hook's entry already agrees with its transcript on
+// stores. OpenCode's plugin likewise knows neither the part the call is
+// stored as nor the call's place in the session. A Claude Code hook's entry already agrees with its transcript on
 // key, input and exit status (internal/hosts' agreement test) and is left
 // as it is, as is any entry when the sink cannot get and delete.
 //
@@ -711,7 +720,7 @@ func (r *runner) completeHooked(ctx context.Context, id memex.ID) (memex.Entry, 
 		return memex.Entry{}, false, nil
 	}
 	old, err := s.Get(ctx, id)
-	if err != nil || old.Attrs["source"] != "hook" || old.Agent != agentCodex {
+	if err != nil || old.Attrs["source"] != "hook" || (old.Agent != agentCodex && old.Agent != agentOpenCode) {
 		return memex.Entry{}, false, nil
 	}
 	if err := s.Delete(ctx, id); err != nil && !errors.Is(err, memex.ErrNotFound) {

@@ -204,7 +204,7 @@ func emitOpenCodeSession(s *source, ses ocSession, msgs []ocMessage, parts map[s
 				e.Tool = p.Tool
 				e.Input = ToolInput(p.State.Input)
 				if p.CallID != "" {
-					e.Aliases = append(e.Aliases, p.CallID)
+					e.Aliases = append(e.Aliases, p.CallID, ToolKey(agentOpenCode, ses.ID, p.CallID))
 				}
 				e.Aliases = append(e.Aliases, toolAlias(ses.ID, tools))
 				if p.State.Title != "" {
@@ -219,7 +219,11 @@ func emitOpenCodeSession(s *source, ses ocSession, msgs []ocMessage, parts map[s
 				s.ignore("part:" + p.Type)
 				continue
 			}
-			s.emit(Record{Entry: e, Body: []byte(body), Key: "oc:" + p.ID})
+			rec := Record{Entry: e, Body: []byte(body), Key: "oc:" + p.ID}
+			if p.Type == "tool" && p.CallID != "" {
+				rec.HookKey = ToolKey(agentOpenCode, ses.ID, p.CallID)
+			}
+			s.emit(rec)
 		}
 	}
 }

@@ -13,10 +13,17 @@ import (
 // ToolKey is the idempotency key of a host's tool call: the key the
 // transcript importer gives the call, and the one its hook gives it.
 // Claude Code's tool_use ids are unique on their own ("cc:ID"); a Codex
-// call_id only within its thread ("codex:THREAD:ID").
+// call_id only within its thread ("codex:THREAD:ID"). An OpenCode call is
+// keyed by its part's id in the import ("oc:PART"), which its plugin's
+// hook cannot know: the import also names the call
+// "opencode:SESSION:CALLID", the hook's key, and completes an entry the
+// hook archived under it.
 func ToolKey(agent, session, callID string) string {
-	if agent == agentCodex {
+	switch agent {
+	case agentCodex:
 		return "codex:" + session + ":" + callID
+	case agentOpenCode:
+		return "opencode:" + session + ":" + callID
 	}
 	return "cc:" + callID
 }

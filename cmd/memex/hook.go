@@ -46,7 +46,7 @@ const (
 
 func (a *app) hookCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude-code|codex|gemini EVENT [JSON]",
+		Use:   "hook claude-code|codex|gemini|opencode EVENT [JSON]",
 		Short: "Handle an agent host's hook event (reads the host's JSON on stdin)",
 		Long: `Run as the host's hook command (memex install writes the configuration):
 
@@ -58,6 +58,7 @@ func (a *app) hookCommand() *cobra.Command {
   Stop, SubagentStop,
   AfterAgent, SessionEnd  import the transcript (quickly; spooled when the store is busy)
 
+OpenCode runs them from the plugin memex install opencode writes.
 Codex's notify program is "memex hook codex notify": it passes its JSON as an argument
 (agent-turn-complete with the thread id) and memex imports that thread's rollout.
 
@@ -85,6 +86,7 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 		fmt.Fprintf(a.stderr, "memex hook: %v\n", err)
 		return
 	}
+	in = hosts.Normalize(host, in)
 	if in.Event != "" {
 		event = in.Event
 	}

@@ -23,8 +23,8 @@ const Layout = `  claude-code  hooks in ~/.claude/settings.json (project: .claud
                MCP server in ~/.codex/config.toml (project: .codex/config.toml)
   gemini       hooks and MCP server in ~/.gemini/settings.json (project: .gemini/settings.json;
                $GEMINI_CLI_HOME/.gemini when Gemini CLI's GEMINI_CLI_HOME is set)
-  opencode     MCP server in ~/.config/opencode/opencode.json (project: opencode.json);
-               OpenCode has no command hooks
+  opencode     plugin ~/.config/opencode/plugins/memex.js (project: .opencode/plugins/memex.js),
+               MCP server in ~/.config/opencode/opencode.json (project: opencode.json)
 `
 
 // Known reports whether name is a host install knows.
@@ -155,6 +155,8 @@ var codexHooks = []hookSpec{
 type edit struct {
 	path string
 	fn   func(old []byte) ([]byte, error)
+	// whole: install writes the file whole, uninstall removes it.
+	whole bool
 }
 
 // Plan reads the configuration files install (or uninstall, when remove is
@@ -188,6 +190,10 @@ func Plan(host string, o Options, remove bool) ([]Change, error) {
 		c := Change{Host: host, Path: e.path, Old: old, Existed: err == nil, uninstall: remove, manifest: o.Manifest}
 		if c.New, err = e.fn(old); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.path, err)
+		}
+		if e.whole && remove {
+			// A file install writes whole holds nothing of the user's.
+			c.Remove = c.Existed && c.New == nil
 		}
 		if rec, ok := m.Files[e.path]; ok && remove && c.Existed {
 			untouched := rec.Written == digest(old)
@@ -226,6 +232,8 @@ type layout struct {
 	toml      bool
 	// newServer is the server entry install writes.
 	newServer func(argv []string) *object
+	// plugin is the plugin file install writes whole (OpenCode's).
+	plugin string
 }
 
 // hostLayout is host's layout for o's scope.
@@ -270,6 +278,7 @@ func hostLayout(host string, o *Options) (layout, error) {
 			cfg = d
 		}
 		return layout{
+			plugin: pick(filepath.Join(cfg, "opencode", "plugins", "memex.js"), filepath.Join(o.Dir, ".opencode", "plugins", "memex.js")),
 			server: pick(filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(o.Dir, "opencode.json")), serverKey: "mcp",
 			newServer: func(argv []string) *object {
 				return newObject("type", "local", "command", anys(argv), "enabled", true)
@@ -290,20 +299,23 @@ func hostEdits(host string, o Options, remove bool) ([]edit, error) {
 	hooks := func(root *object) error { return editHooks(root, &o, host, l.specs, l.msTimeout, remove) }
 	server := func(root *object) error { return editServer(root, l.serverKey, l.newServer(o.argv("mcp")), remove) }
 	if l.hooks != "" && l.hooks != l.server {
-		out = append(out, edit{l.hooks, jsonEdit(hooks)})
+		out = append(out, edit{path: l.hooks, fn: jsonEdit(hooks)})
+	}
+	if l.plugin != "" {
+		out = append(out, edit{path: l.plugin, fn: pluginEdit(&o, remove), whole: true})
 	}
 	switch {
 	case l.toml:
-		out = append(out, edit{l.server, tomlEdit(&o, remove)})
+		out = append(out, edit{path: l.server, fn: tomlEdit(&o, remove)})
 	case l.hooks == l.server:
-		out = append(out, edit{l.server, jsonEdit(func(root *object) error {
+		out = append(out, edit{path: l.server, fn: jsonEdit(func(root *object) error {
 			if err := hooks(root); err != nil {
 				return err
 			}
 			return server(root)
 		})})
 	default:
-		out = append(out, edit{l.server, jsonEdit(server)})
+		out = append(out, edit{path: l.server, fn: jsonEdit(server)})
 	}
 	return out, nil
 }

@@ -23,8 +23,9 @@ const (
 	ContextChars = 10000
 )
 
-// HookHosts lists the hosts that run memex hooks.
-var HookHosts = []string{"claude-code", "codex", "gemini"}
+// HookHosts lists the hosts that run memex hooks (OpenCode through the
+// plugin install writes, see opencode.go).
+var HookHosts = []string{"claude-code", "codex", "gemini", "opencode"}
 
 // HasHooks reports whether host runs memex hooks.
 func HasHooks(host string) bool {
@@ -95,6 +96,8 @@ func TranscriptFormat(host string) ingest.Format {
 		return ingest.Codex
 	case "gemini":
 		return ingest.Gemini
+	case "opencode":
+		return ingest.OpenCode
 	}
 	return ingest.ClaudeCode
 }
@@ -132,6 +135,12 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	}
 	var body []byte
 	switch {
+	case host == "opencode":
+		text, exit, title := openCodeResponse(in.ToolResponse)
+		body, e.Exit = []byte(text), exit
+		if title != "" {
+			e.Attrs["title"] = title
+		}
 	case host == "codex":
 		// Codex gives a shell call's raw output, without the exit status
 		// and the lines around it that the model saw and its rollout

@@ -673,6 +673,33 @@ func (r *runner) store(ctx context.Context, src *source) error {
 	return nil
 }
 
+// otherContent reports whether the entry id that a record's Key found
+// holds other content than the record (redacted as it would be stored):
+// not the same record read again but another run of the same session (a
+// second model's trajectories of the same tasks imported into the same
+// project), which the Key does not tell apart.
+func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, body []byte) bool {
+	s, ok := r.sink.(interface {
+		Get(ctx context.Context, id memex.ID) (memex.Entry, error)
+	})
+	if !ok {
+		return false
+	}
+	old, err := s.Get(ctx, id)
+	if err != nil || old.Hash == "" || old.Attrs["source"] == "hook" {
+		// A hook's capture of the same call renders what the host handed
+		// the hook (Claude Code's structured tool response: a Read's file
+		// content, not the numbered lines of the transcript): the same
+		// call, not another run of it.
+		return false
+	}
+	if !r.opts.NoRedact {
+		_, body, _ = redact.Bytes(e, body)
+	}
+	sum := sha256.Sum256(body)
+	return old.Hash != "sha256:"+hex.EncodeToString(sum[:])
+}
+
 // completeHooked takes out, for the import to add again under its ID, the
 // entry id when a Codex hook archived it: Codex hands its PostToolUse hook
 // a shell call's raw output under the name "Bash", without the exit status
@@ -688,29 +715,6 @@ func (r *runner) store(ctx context.Context, src *source) error {
 // The delete and the add are two writes: a crash between them leaves the
 // call out of the archive until the next import adds it again, from the
 // same transcript, under a new ID.
-// otherContent reports whether the entry id that a record's Key found
-// holds other content than the record (redacted as it would be stored):
-// not the same record read again but another run of the same session (a
-// second model's trajectories of the same tasks imported into the same
-// project), which the Key does not tell apart.
-func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, body []byte) bool {
-	s, ok := r.sink.(interface {
-		Get(ctx context.Context, id memex.ID) (memex.Entry, error)
-	})
-	if !ok {
-		return false
-	}
-	old, err := s.Get(ctx, id)
-	if err != nil || old.Hash == "" {
-		return false
-	}
-	if !r.opts.NoRedact {
-		_, body, _ = redact.Bytes(e, body)
-	}
-	sum := sha256.Sum256(body)
-	return old.Hash != "sha256:"+hex.EncodeToString(sum[:])
-}
-
 func (r *runner) completeHooked(ctx context.Context, id memex.ID) (memex.Entry, bool, error) {
 	s, ok := r.sink.(interface {
 		Get(ctx context.Context, id memex.ID) (memex.Entry, error)

@@ -130,7 +130,13 @@ func TestLargeEntryMemory(t *testing.T) {
 			return err
 		},
 	} {
-		if n := measure(name, f); n > uint64(e.Bytes)/4 {
+		// A quarter of the entry; half under the race detector, whose
+		// own bookkeeping counts as allocation (17 MiB against 13 without).
+		limit := uint64(e.Bytes) / 4
+		if raceEnabled {
+			limit = uint64(e.Bytes) / 2
+		}
+		if n := measure(name, f); n > limit {
 			t.Errorf("%s allocated %d bytes for an entry of %d", name, n, e.Bytes)
 		}
 	}

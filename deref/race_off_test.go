@@ -1,0 +1,5 @@
+//go:build !race
+
+package deref
+
+const raceEnabled = false

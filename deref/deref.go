@@ -213,7 +213,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		r, e := rd.items[i], entries[i]
 		res.Items = append(res.Items, Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
-			Complete: len(r.omitted) == 0 && !it.binary, Binary: it.binary, Content: r.content, Omitted: r.omitted, Windows: r.windows,
+			Complete: len(r.omitted) == 0 && !it.binary, Binary: it.binary, Content: r.content, Omitted: r.omitted, Windows: bodyWindows(r.windows, it.binary),
 			Mark: Worst(marks[i]), Evidence: marks[i],
 		})
 	}
@@ -318,6 +318,15 @@ func (e *budgetError) Error() string {
 }
 
 func (e *budgetError) Unwrap() error { return memex.ErrBudgetTooSmall }
+
+// bodyWindows is what an item tells of the body's lines it shows: a binary
+// entry shows its note, no window of the body, so it has none.
+func bodyWindows(w []Window, binary bool) []Window {
+	if binary {
+		return nil
+	}
+	return w
+}
 
 // BinaryNote is the line a read within a budget gives for an entry that
 // is not valid UTF-8, in place of its bytes.

@@ -25,6 +25,7 @@ var pageNames = []string{"sessions", "session", "entry", "peek", "search", "cont
 // escaping (the snippet and ID-link helpers return pieces, not markup).
 var funcs = template.FuncMap{
 	"commas":  commas,
+	"count":   count,
 	"time":    func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
 	"clock":   func(t time.Time) string { return t.Local().Format("15:04:05") },
 	"day":     func(t time.Time) string { return t.Local().Format("Mon 2 Jan 2006") },
@@ -76,6 +77,15 @@ func assetsTag(assets fs.FS) string {
 		return nil
 	})
 	return `"` + hex.EncodeToString(h.Sum(nil))[:16] + `"`
+}
+
+// count is n with the noun after it, singular for one: "1 failure",
+// "2,048 failures".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return commas(n) + " " + many
 }
 
 func commas(n any) string {

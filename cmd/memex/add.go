@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/memex-archive/memex"
@@ -64,10 +66,24 @@ two projects names one entry in each, and --project picks one.
 // caller closes it.
 func (a *app) input(args []string) (io.ReadCloser, error) {
 	if len(args) == 1 && args[0] != "-" {
-		return os.Open(args[0])
+		f, err := os.Open(args[0])
+		if errors.Is(err, fs.ErrNotExist) {
+			// The user named a file that is not there: not found (code
+			// not_found in --json), not an internal failure.
+			return nil, missingFile{err}
+		}
+		return f, err
 	}
 	return io.NopCloser(a.stdin), nil
 }
+
+// missingFile is a file named on the command line that does not exist. It
+// reads as the open error and counts as memex.ErrNotFound.
+type missingFile struct{ error }
+
+func (e missingFile) Unwrap() error { return e.error }
+
+func (e missingFile) Is(target error) bool { return target == memex.ErrNotFound }
 
 func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	in, err := a.input(args)

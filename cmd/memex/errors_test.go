@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,6 +87,21 @@ func TestUsageErrorsInJSON(t *testing.T) {
 	}
 	for _, args := range [][]string{{"search", "x", "--limit", "many"}, {"run", "--no-such-flag", "--", "echo", "--json"}} {
 		if r := run(t, home, nil, args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "memex: ") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}
+
+// A file the user names that does not exist is not found, not an internal
+// failure, and its message stays the open error.
+func TestMissingFileIsNotFound(t *testing.T) {
+	home := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "no-such-file.txt")
+	for _, args := range [][]string{{"add", missing, "--json"}, {"tokens", missing, "--json"}} {
+		r := run(t, home, nil, args...)
+		var got struct{ Error, Code string }
+		if r.code != exitFailure || json.Unmarshal([]byte(r.stderr), &got) != nil ||
+			got.Code != "not_found" || !strings.Contains(got.Error, "no-such-file.txt: no such file or directory") {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}

@@ -235,6 +235,12 @@ func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, tot
 	if err != nil {
 		return nil, err
 	}
+	if t.binary {
+		// As for a small entry: the note, never the bytes.
+		it := newItem(e.ID.String(), header(e), -1, []byte(BinaryNote(e.ID, e.Bytes)+"\n"), query)
+		it.binary = true
+		return it, nil
+	}
 	t.lg = &largeText{ctx: ctx, tok: map[int]int32{}, lines: func(ctx context.Context, from, to int) (io.ReadCloser, error) {
 		return ls.Lines(ctx, e.ID, int64(from), int64(to))
 	}}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 )
@@ -67,6 +68,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 	var low []byte
 	var out []anchor
 	off, lineStart := 0, true
+	var valid utf8Stream
 	var cur struct {
 		line, score, off, termOff int
 		terms                     uint64
@@ -99,6 +101,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 				t.starts = append(t.starts, off)
 				cur.line, cur.score, cur.off, cur.termOff, cur.terms, cur.err, cur.hit = len(t.starts), 0, 0, -1, 0, false, false
 			}
+			valid.write(seg)
 			low = append(low[:0], seg...)
 			for i, c := range low {
 				low[i] = lowerTab[c]
@@ -143,6 +146,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 		}
 	}
 	flush()
+	t.binary = !valid.end()
 	if off != int(size) {
 		return nil, nil, fmt.Errorf("body has %d bytes, its metadata says %d: %w", off, size, memex.ErrCorrupt)
 	}
@@ -264,3 +268,50 @@ func (t *text) pageSlice(s, e int) ([]byte, bool) {
 	lg.pages = append(lg.pages, p)
 	return p.b[s-ps : e-ps], true
 }
+
+// utf8Stream checks that a body read in pieces is valid UTF-8, a rune cut
+// between two pieces included.
+type utf8Stream struct {
+	carry []byte // the start of a rune the last piece cut
+	bad   bool
+}
+
+func (u *utf8Stream) write(p []byte) {
+	if u.bad {
+		return
+	}
+	if len(u.carry) > 0 {
+		// Complete the cut rune with the first bytes of p.
+		need := min(utf8.UTFMax-len(u.carry), len(p))
+		b := append(u.carry, p[:need]...)
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			if !utf8.FullRune(b) && need == len(p) {
+				u.carry = b
+				return
+			}
+			u.bad = true
+			return
+		}
+		p = p[n-len(u.carry):]
+		u.carry = u.carry[:0]
+	}
+	// Hold back a rune cut at the end of p.
+	cut := 0
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = len(p) - i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:len(p)-cut]) {
+		u.bad = true
+		return
+	}
+	u.carry = append(u.carry[:0], p[len(p)-cut:]...)
+}
+
+// end reports whether every piece written was valid UTF-8.
+func (u *utf8Stream) end() bool { return !u.bad && len(u.carry) == 0 }

@@ -47,6 +47,13 @@ func TestLargeReadPlansAsWhole(t *testing.T) {
 		strings.Repeat("a long single line with an error in the middle ", 4000),
 		strings.Repeat("x", 200<<10) + "\nFAIL: the end\n",
 		"línea con acentos é è\n" + strings.Repeat("ünïcödé ", 3000) + "\n",
+		// Not valid UTF-8, early, late and cut at the very end: the note
+		// both ways; runes cut where a long line is read in pieces are
+		// valid text both ways.
+		"ok\n\xff\xfe binary\n" + log.String(),
+		log.String() + "\x00\x01\x80\n",
+		strings.Repeat("é", 40000) + "\xc3",
+		strings.Repeat("é", 40000) + "\n" + strings.Repeat("x日本", 30000) + "\n",
 	}
 	var ids []string
 	for _, b := range bodies {

@@ -18,6 +18,7 @@ type text struct {
 	low    *[]byte // b with ASCII letters lower-cased, from lowerPool
 	starts []int   // starts[i] is the byte offset of line i+1
 	tok    []int32 // tok[i] is the token count of line i+1, or -1
+	binary bool    // a large body found not valid UTF-8 by scanLarge
 }
 
 // lineIndexPool recycles the starts and tok slices of released texts.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,7 +31,7 @@ type searchInput struct {
 
 type readInput struct {
 	IDs     []string `json:"ids" jsonschema:"entry IDs or aliases to read, in the order wanted"`
-	Budget  int      `json:"budget,omitempty" jsonschema:"most tokens to return for all entries together; default 4000, at most 20000"`
+	Budget  int      `json:"budget,omitempty" jsonschema:"most tokens to return for all entries together; default 2000, at most 20000"`
 	Query   string   `json:"query,omitempty" jsonschema:"words whose lines to show first when an entry does not fit the budget"`
 	Project string   `json:"project,omitempty" jsonschema:"narrows an alias that names entries in several projects"`
 }
@@ -124,14 +125,21 @@ func textResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func clampBudget(b int) int {
+// toolBudget is a tool's budget under the rule of every surface
+// (docs/agents.md, "What a budget counts"): none (0) is the surface's
+// default, as for memex deref and memex context; a negative one is
+// invalid; above MaxToolTokens it is lowered to it, so a result stays
+// under what hosts accept.
+func toolBudget(b, def int) (int, error) {
 	switch {
-	case b <= 0:
-		return 4000
+	case b < 0:
+		return 0, fmt.Errorf("budget %d is negative: give a number of tokens, or none for %d: %w", b, def, memex.ErrInvalid)
+	case b == 0:
+		return def, nil
 	case b > MaxToolTokens:
-		return MaxToolTokens
+		return MaxToolTokens, nil
 	}
-	return b
+	return b, nil
 }
 
 // maxToolBytes bounds a text result that is not budgeted in tokens (search
@@ -203,7 +211,11 @@ func (s *Server) toolRead(ctx context.Context, _ *mcp.CallToolRequest, in readIn
 	if len(in.IDs) == 0 {
 		return nil, nil, fmt.Errorf("memex_read: ids is empty: %w", memex.ErrInvalid)
 	}
-	res, err := s.svc.Deref(ctx, DerefRequest{Refs: in.IDs, Budget: clampBudget(in.Budget), Query: in.Query, Project: in.Project, Checkout: s.ownDir()})
+	budget, err := toolBudget(in.Budget, deref.DefaultBudget)
+	if err != nil {
+		return nil, nil, fmt.Errorf("memex_read: %w", err)
+	}
+	res, err := s.svc.Deref(ctx, DerefRequest{Refs: in.IDs, Budget: budget, Query: in.Query, Project: in.Project, Checkout: s.ownDir()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,7 +229,11 @@ func (s *Server) toolContext(ctx context.Context, _ *mcp.CallToolRequest, in con
 			return nil, nil, fmt.Errorf("memex_context: no live session known: give session or project: %w", memex.ErrInvalid)
 		}
 	}
-	res, err := s.svc.Context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: clampBudget(in.Budget), Before: in.Before, Checkout: s.ownDir()})
+	budget, err := toolBudget(in.Budget, deref.DefaultContextBudget)
+	if err != nil {
+		return nil, nil, fmt.Errorf("memex_context: %w", err)
+	}
+	res, err := s.svc.Context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: budget, Before: in.Before, Checkout: s.ownDir()})
 	if err != nil {
 		return nil, nil, err
 	}

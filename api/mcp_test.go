@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/summarize"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -181,4 +183,28 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
+}
+
+// TestMCPBudgetRule: the tools keep the budget rule of every surface: none
+// is the default of memex deref (2,000) and memex context (4,000), a
+// negative budget is invalid, never read as the default.
+func TestMCPBudgetRule(t *testing.T) {
+	s, st := newTestServer(t, "", Options{})
+	e := mustAdd(t, st, memex.Entry{Project: "p", Session: "s1"}, strings.Repeat("a line of a long build log\n", 3000))
+	cs := connectMCP(t, s)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memex_read", map[string]any{"ids": []string{e.ID.String()}, "budget": -5}},
+		{"memex_context", map[string]any{"project": "p", "budget": -1}},
+	} {
+		if text, isErr := call(t, cs, c.tool, c.args); !isErr || !strings.Contains(text, "negative") {
+			t.Errorf("%s %v: isError %v, text %q; want the negative budget refused", c.tool, c.args, isErr, text)
+		}
+	}
+	text, isErr := call(t, cs, "memex_read", map[string]any{"ids": []string{e.ID.String()}})
+	if n := summarize.CountString(text); isErr || n > deref.DefaultBudget || n < deref.DefaultBudget/2 {
+		t.Errorf("memex_read with no budget: %d tokens, isError %v; want at most the default %d", n, isErr, deref.DefaultBudget)
+	}
 }

@@ -72,9 +72,9 @@ func (s *Server) toolHandoff(ctx context.Context, _ *mcp.CallToolRequest, in han
 	if s.opts.Memory == nil {
 		return nil, nil, errUnavailable
 	}
-	budget := in.Budget
-	if budget > 0 {
-		budget = clampBudget(budget)
+	budget, err := toolBudget(in.Budget, 0) // 0: the handoff's own default
+	if err != nil {
+		return nil, nil, fmt.Errorf("memex_handoff: %w", err)
 	}
 	res, err := s.opts.Memory.Handoff(ctx, HandoffRequest{Project: in.Project, Budget: budget, Exclude: s.session()})
 	if err != nil {

@@ -225,7 +225,8 @@ marked, and a line with the date where each day starts when the session spans da
 through $PAGER (less).
 A session is its name, project and agent together: a name that several sessions share
 (one task run by two models, imported under two projects) is an error listing them,
-and --project or --agent picks one.`,
+and --project or --agent picks one. A unique prefix of a name names it; a name that
+starts with '-' is read as the name (memex replay -fix-auth), or give it after --.`,
 		Example: `  memex replay 5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b
   memex replay django__django-10097 --full
   memex replay 5f0c2a91 --json | jq '.[] | select(.kind=="tool")'`,

@@ -125,3 +125,24 @@ func TestReplayDatesAndRoles(t *testing.T) {
 		t.Errorf("replay --json: %v %s", err, r.stdout)
 	}
 }
+
+// A session name may start with '-': replay and show read it as their
+// operand, not as an unknown flag, and their own flags still work beside it.
+func TestDashNamedSession(t *testing.T) {
+	home := t.TempDir()
+	if r := run(t, home, []byte("hello from a dash session\n"), "add", "--session", "-fix-auth", "--alias", "-note-1", "-"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	for _, args := range [][]string{{"replay", "-fix-auth"}, {"replay", "-fix-auth", "--json"}, {"replay", "--json", "-fix-auth"}, {"show", "-note-1"}} {
+		r := run(t, home, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "hello from a dash session") && !strings.Contains(r.stdout, "hello") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+	if r := run(t, home, nil, "replay", "-fix-auth", "--no-such-flag"); r.code != exitUsage {
+		t.Errorf("an unknown long flag beside the name: %+v", r)
+	}
+	if r := run(t, home, nil, "search", "-zz"); r.code != exitUsage {
+		t.Errorf("search keeps refusing an unknown shorthand: %+v", r)
+	}
+}

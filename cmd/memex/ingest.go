@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -148,7 +149,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	h := a.h
 	s := h.Store
-	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
+	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
 	if !o.quiet {
 		opts.Warn = w.warn
 	}
@@ -229,25 +230,39 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // first maxIngestWarnings, then one line saying there are more.
 type ingestWarner struct {
 	stderr io.Writer
+	json   bool // --json: each problem a JSON line, {"warning": ...}
 	warned int
 	said   map[string]bool // problems printed
 }
 
 func (w *ingestWarner) warn(msg string) {
 	if w.warned++; w.warned <= maxIngestWarnings {
-		fmt.Fprintln(w.stderr, "memex: ingest:", msg)
+		w.line(msg)
 		w.said[msg] = true
 	} else if w.warned == maxIngestWarnings+1 {
-		fmt.Fprintln(w.stderr, "memex: ingest: more problems; see the report")
+		w.line("more problems; see the report")
 	}
 }
 
 // more counts n problems past the first ones, met by a server.
 func (w *ingestWarner) more(n int) {
 	if n > 0 && w.warned <= maxIngestWarnings {
-		fmt.Fprintln(w.stderr, "memex: ingest: more problems; see the report")
+		w.line("more problems; see the report")
 	}
 	w.warned += n
+}
+
+// line prints one problem on stderr: a line of text, or with --json a JSON
+// line, so that a reader of --json output never meets text.
+func (w *ingestWarner) line(msg string) {
+	if w.json {
+		b, _ := json.Marshal(struct {
+			Warning string `json:"warning"`
+		}{"ingest: " + msg})
+		fmt.Fprintf(w.stderr, "%s\n", b)
+		return
+	}
+	fmt.Fprintln(w.stderr, "memex: ingest:", msg)
 }
 
 // finishIngest prints the report of an import, run here or by a server,
@@ -267,9 +282,10 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Rep
 	}
 	// Every file problem, after the report where it is seen last, but
 	// once: the first ones were printed as they happened.
+	w := &ingestWarner{stderr: a.stderr, json: o.json}
 	for _, fe := range slices.Concat(rep.FileErrors, rep.Unusable) {
 		if !said[fe] {
-			fmt.Fprintln(a.stderr, "memex: ingest:", fe)
+			w.line(fe)
 		}
 	}
 	switch {
@@ -354,7 +370,7 @@ func (a *app) ingestServed(ctx context.Context, format ingest.Format, o ingestOp
 		RedactedKinds: res.RedactedKinds, InvalidUTF8: res.InvalidUTF8, Bytes: res.Bytes, BodyBytes: res.BodyBytes,
 		Commits: res.Commits, FileErrors: res.FileErrors, Unusable: res.Unusable}
 	renamed := names.rename(rep.FileErrors)
-	w := &ingestWarner{stderr: a.stderr, said: map[string]bool{}}
+	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
 	if !o.quiet {
 		for _, msg := range res.Warnings {
 			if n, ok := renamed[msg]; ok {

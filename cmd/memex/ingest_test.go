@@ -113,10 +113,16 @@ func TestIngestNamedPathWithoutFiles(t *testing.T) {
 	dir := t.TempDir()
 	renamed := filepath.Join(dir, "session-01.jsonl") // a rollout Codex did not name
 	writeFile(t, renamed, string(rollout))
-	want := "memex: ingest: " + dir + ": no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found"
+	problem := dir + ": no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found"
+	want := "memex: ingest: " + problem
+	wantJSON := `{"warning":"ingest: ` + problem // --json: a JSON line
 	for _, flags := range [][]string{nil, {"-q"}, {"--json"}} {
 		r := run(t, t.TempDir(), nil, append([]string{"ingest", "codex", dir}, flags...)...)
-		if r.code != 1 || strings.Count(r.stderr, want) != 1 {
+		w := want
+		if len(flags) == 1 && flags[0] == "--json" {
+			w = wantJSON
+		}
+		if r.code != 1 || strings.Count(r.stderr, w) != 1 {
 			t.Errorf("ingest codex %s %v: %+v; want exit 1 and, once, %q", dir, flags, r, want)
 		}
 	}
@@ -128,7 +134,7 @@ func TestIngestNamedPathWithoutFiles(t *testing.T) {
 
 	r := run(t, t.TempDir(), nil, "ingest", "codex", dir, renamed, "--json")
 	var rep struct{ Added int }
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Added == 0 || strings.Count(r.stderr, want) != 1 {
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Added == 0 || strings.Count(r.stderr, wantJSON) != 1 {
 		t.Errorf("an empty directory and a file: %+v", r)
 	}
 
@@ -186,6 +192,27 @@ func TestIngestWrongFormat(t *testing.T) {
 	for _, flags := range [][]string{nil, nil, {"--full"}} {
 		if r := run(t, home, nil, append([]string{"ingest", "codex", rollout, "-q"}, flags...)...); r.code != 0 || r.stderr != "" {
 			t.Errorf("ingest codex %v: %+v", flags, r)
+		}
+	}
+}
+
+// With --json, ingest's problems come as JSON lines on stderr too, so a
+// reader of --json output never meets a line of text.
+func TestIngestJSONWarningsAreJSON(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"content\":\"ok\"}\nnot json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, home, nil, "ingest", "jsonl", bad, filepath.Join(dir, "missing.jsonl"), "--json")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != 0 || len(lines) != 2 {
+		t.Fatalf("want 2 problems on stderr: %+v", r)
+	}
+	for _, l := range lines {
+		var w struct{ Warning string }
+		if err := json.Unmarshal([]byte(l), &w); err != nil || !strings.HasPrefix(w.Warning, "ingest: ") {
+			t.Errorf("stderr line %q is not a JSON warning", l)
 		}
 	}
 }

@@ -119,12 +119,7 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if q.Get("format") == "text" {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte(res.Text))
-		return
-	}
-	writeJSON(w, http.StatusOK, res.Capsule)
+	writeTextOrJSON(w, q.Get("format"), res.Text, res.Capsule)
 }
 
 // handleStale serves GET /v1/stale?project=P&limit=N&checkout=DIR.
@@ -149,4 +144,15 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// writeTextOrJSON answers a memory route: its text with ?format=text, else
+// v as JSON.
+func writeTextOrJSON(w http.ResponseWriter, format, text string, v any) {
+	if format == "text" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte(text))
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }

@@ -64,12 +64,7 @@ func (s *Server) handleProcedures(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if q.Get("format") == "text" {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte(res.Text))
-		return
-	}
-	writeJSON(w, http.StatusOK, res.Procedures)
+	writeTextOrJSON(w, q.Get("format"), res.Text, res.Procedures)
 }
 
 // HintRequest asks for the lesson to remind an agent of after a failed

@@ -12,91 +12,17 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
 
-// Experience memory (package memory): the lessons and procedures
-// distilled after every import and forget, and the commands that show
-// and export them.
-
-// sessionsAdded makes opts report the sessions the import adds entries
-// to, keeping its own Added; the returned function lists them.
-func sessionsAdded(opts *ingest.Options) func() []memex.SessionRef {
-	seen := map[memex.SessionRef]bool{}
-	var refs []memex.SessionRef
-	next := opts.Added
-	opts.Added = func(e memex.Entry, body []byte) {
-		if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !seen[ref] {
-			seen[ref] = true
-			refs = append(refs, ref)
-		}
-		if next != nil {
-			next(e, body)
-		}
-	}
-	return func() []memex.SessionRef { return refs }
-}
-
-// distill brings the lessons and procedures of refs up to date; the
-// lessons it adds are indexed through added (nil: the next search's
-// catch-up indexes them), those it replaces are dropped from ix (nil: a
-// search drops them when it meets them).
-func distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []memex.SessionRef, added func(memex.Entry, []byte)) (memory.UpdateReport, error) {
-	if len(refs) == 0 {
-		return memory.UpdateReport{}, nil
-	}
-	rep, err := memory.Update(ctx, s, refs, memory.UpdateOptions{Added: added})
-	if err == nil && ix != nil && len(rep.Removed) > 0 {
-		err = ix.Delete(ctx, rep.Removed...)
-	}
-	if err != nil {
-		return rep, fmt.Errorf("entries archived, distilling lessons failed (memex distill retries): %w", err)
-	}
-	return rep, nil
-}
-
-// ingestDistilled imports as opts says, then distils the sessions that
-// gained entries (their new lessons are indexed by the next catch-up).
-func ingestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options) (ingest.Report, error) {
-	refs := sessionsAdded(&opts)
-	rep, err := ingest.Run(ctx, s, opts)
-	if err != nil {
-		return rep, err
-	}
-	_, err = distill(ctx, s, nil, refs(), nil)
-	return rep, err
-}
-
-// ingestAndDistill is ingestDistilled for a server's background import,
-// which logs a failure to distil and goes on.
-func (a *app) ingestAndDistill(ctx context.Context, s *archive.Store, ix *index.Index, opts ingest.Options) (ingest.Report, error) {
-	refs := sessionsAdded(&opts)
-	rep, err := ingest.Run(ctx, s, opts)
-	if err != nil {
-		return rep, err
-	}
-	if _, err := distill(ctx, s, ix, refs(), nil); err != nil {
-		a.log.Warn("distill", "err", err)
-	}
-	return rep, nil
-}
-
-// distillRun distils the session of e, a captured tool call just
-// archived, when e is a run that passed or failed: a live session's
-// lessons and procedures follow it call by call (the next catch-up
-// indexes its lessons), not only when its transcript is imported.
-func distillRun(ctx context.Context, s *archive.Store, e memex.Entry) error {
-	if !memory.Decisive(e) {
-		return nil
-	}
-	_, err := distill(ctx, s, nil, []memex.SessionRef{e.SessionRef()}, nil)
-	return err
-}
+// Experience memory (package memory): the commands that show and export
+// the lessons and procedures distilled after every import and forget
+// (internal/service).
 
 type proceduresOptions struct {
 	project string
@@ -390,7 +316,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 					refs = append(refs, in.SessionRef)
 				}
 			}
-			rep, err := distill(ctx, s, ix, refs, nil)
+			rep, err := service.Distill(ctx, s, ix, refs, nil)
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -158,7 +159,7 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 			return err
 		}
 		hint = lessonHint(ctx, s, e)
-		return distillRun(ctx, s, e)
+		return service.DistillRun(ctx, s, e)
 	})
 	if errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) {
 		return a.spoolFor(spoolItem{Entry: &e, Content: body}, err)
@@ -281,7 +282,7 @@ func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(s
 				}
 			}
 		case item.Ingest != "":
-			if _, err := ingestDistilled(ctx, s, ingest.Options{Format: ingest.Format(item.Format), Paths: []string{item.Ingest}}); err != nil {
+			if _, err := service.IngestDistilled(ctx, s, ingest.Options{Format: ingest.Format(item.Format), Paths: []string{item.Ingest}}); err != nil {
 				log(p, err)
 			}
 		}
@@ -339,7 +340,7 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 		return err
 	}
 	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
-		rep, err := ingestDistilled(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+		rep, err := service.IngestDistilled(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
 		if err == nil && len(rep.FileErrors) > 0 {
 			// The transcript could not be read (missing, a device or a
 			// FIFO): say so, for the log and memex doctor.

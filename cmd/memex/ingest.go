@@ -17,6 +17,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -178,7 +179,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 			opts.Added = feed.Add
 		}
 	}
-	refs := sessionsAdded(&opts)
+	refs := service.SessionsAdded(&opts)
 	lessons := 0
 	rep, err := ingest.Run(ctx, s, opts)
 	if err == nil {
@@ -192,7 +193,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 			added = feed.Add
 		}
 		var drep memory.UpdateReport
-		drep, err = distill(ctx, s, ix, refs(), added)
+		drep, err = service.Distill(ctx, s, ix, refs(), added)
 		lessons = drep.Added
 	}
 	if serr := s.Sync(); err == nil {

@@ -1,33 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/redact"
 )
-
-// distilling is the server's Service: the lessons of a session are
-// distilled again after a run is added (distillRun).
-type distilling struct {
-	api.Service
-	s   *archive.Store
-	log *slog.Logger
-}
-
-func (d distilling) Add(ctx context.Context, req api.AddRequest) (memex.Entry, error) {
-	got, err := d.Service.Add(ctx, req)
-	if err == nil {
-		if derr := distillRun(ctx, d.s, got); derr != nil {
-			d.log.Warn("distill", "id", got.ID, "err", derr) // the entry is archived: memex distill retries
-		}
-	}
-	return got, err
-}
 
 // noteReplaced says on stderr that n credentials were replaced in what was
 // just archived.

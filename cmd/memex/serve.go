@@ -211,7 +211,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	srv, err := api.New(api.Options{
-		Service: distilling{service.New(h, a.serviceOptions()), s, a.log}, Viewer: viewer,
+		Service: service.Distilling(service.New(h, a.serviceOptions()), s, a.log), Viewer: viewer,
 		Memory: newMemoryService(s), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
@@ -266,7 +266,7 @@ func (a *app) ingestLoop(ctx context.Context, s *archive.Store, formats []ingest
 	defer t.Stop()
 	for {
 		for _, f := range formats {
-			rep, err := a.ingestAndDistill(ctx, s, nil, ingest.Options{Format: f})
+			rep, err := service.IngestDistilled(ctx, s, ingest.Options{Format: f})
 			switch {
 			case err != nil && ctx.Err() == nil:
 				a.log.Warn("background import", "format", f, "err", err)
@@ -369,7 +369,7 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 	}
 	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, NoRedact: req.NoRedact, Full: req.Full,
 		Since: req.Since, Max: req.Max, Warn: warn}
-	refs := sessionsAdded(&opts)
+	refs := service.SessionsAdded(&opts)
 	rep, err := ingest.Run(ctx, im.s, opts)
 	if err != nil {
 		return api.IngestResult{}, err
@@ -378,7 +378,7 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 	if err != nil {
 		return api.IngestResult{}, fmt.Errorf("ingest: %w", err)
 	}
-	if _, err := distill(ctx, im.s, ix, refs(), nil); err != nil {
+	if _, err := service.Distill(ctx, im.s, ix, refs(), nil); err != nil {
 		return api.IngestResult{}, fmt.Errorf("ingest: %w", err)
 	}
 	res := ingestResult(rep, 0)

@@ -1,0 +1,105 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/memory"
+)
+
+// Experience memory (package memory) follows the archive: the lessons and
+// procedures of a session are distilled again after every import that adds
+// to it and after every captured run that passed or failed.
+
+// SessionsAdded makes opts report the sessions the import adds entries
+// to, keeping its own Added; the returned function lists them.
+func SessionsAdded(opts *ingest.Options) func() []memex.SessionRef {
+	seen := map[memex.SessionRef]bool{}
+	var refs []memex.SessionRef
+	next := opts.Added
+	opts.Added = func(e memex.Entry, body []byte) {
+		if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+		if next != nil {
+			next(e, body)
+		}
+	}
+	return func() []memex.SessionRef { return refs }
+}
+
+// Distill brings the lessons and procedures of refs up to date; the
+// lessons it adds are indexed through added (nil: the next search's
+// catch-up indexes them), those it replaces are dropped from ix (nil: a
+// search drops them when it meets them).
+func Distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []memex.SessionRef, added func(memex.Entry, []byte)) (memory.UpdateReport, error) {
+	if len(refs) == 0 {
+		return memory.UpdateReport{}, nil
+	}
+	rep, err := memory.Update(ctx, s, refs, memory.UpdateOptions{Added: added})
+	if err == nil && ix != nil && len(rep.Removed) > 0 {
+		err = ix.Delete(ctx, rep.Removed...)
+	}
+	if err != nil {
+		return rep, fmt.Errorf("entries archived, distilling lessons failed (memex distill retries): %w", err)
+	}
+	return rep, nil
+}
+
+// IngestDistilled imports as opts says, then distils the sessions that
+// gained entries (their new lessons are indexed by the next catch-up).
+func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options) (ingest.Report, error) {
+	refs := SessionsAdded(&opts)
+	rep, err := ingest.Run(ctx, s, opts)
+	if err != nil {
+		return rep, err
+	}
+	_, err = Distill(ctx, s, nil, refs(), nil)
+	return rep, err
+}
+
+// DistillRun distils the session of e, a captured tool call just
+// archived, when e is a run that passed or failed: a live session's
+// lessons and procedures follow it call by call (the next catch-up
+// indexes its lessons), not only when its transcript is imported.
+func DistillRun(ctx context.Context, s *archive.Store, e memex.Entry) error {
+	if !memory.Decisive(e) {
+		return nil
+	}
+	_, err := Distill(ctx, s, nil, []memex.SessionRef{e.SessionRef()}, nil)
+	return err
+}
+
+// Distilling is svc, whose Adds are archived in s, with the lessons of a
+// session distilled again after a run is added to it (DistillRun). A
+// failure to distil is logged: the entry is archived, memex distill
+// retries.
+func Distilling(svc api.Service, s *archive.Store, log *slog.Logger) api.Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return distilling{svc, s, log}
+}
+
+type distilling struct {
+	api.Service
+	s   *archive.Store
+	log *slog.Logger
+}
+
+func (d distilling) Add(ctx context.Context, req api.AddRequest) (memex.Entry, error) {
+	got, err := d.Service.Add(ctx, req)
+	if err == nil {
+		if derr := DistillRun(ctx, d.s, got); derr != nil {
+			d.log.Warn("distill", "id", got.ID, "err", derr)
+		}
+	}
+	return got, err
+}

@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/stale", s.handleStale)
 			r.Get("/procedures", s.handleProcedures)
 			r.Get("/hint", s.handleHint)
+			r.Get("/lessons", s.handleLessons)
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())

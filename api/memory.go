@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/memory"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,15 +24,6 @@ type HandoffRequest struct {
 	Checkout string `json:"checkout,omitempty"`
 }
 
-// HandoffResult is a capsule: its rendering, the count of earlier sessions
-// it speaks of, and the JSON-encodable capsule that GET /v1/handoff
-// answers.
-type HandoffResult struct {
-	Text     string
-	Sessions int
-	Capsule  any
-}
-
 // StaleRequest asks for the stale memories of a project (package
 // memory), at most Limit (0: all).
 type StaleRequest struct {
@@ -43,15 +35,33 @@ type StaleRequest struct {
 	Checkout string `json:"checkout,omitempty"`
 }
 
-// Memory answers the project-memory requests (cmd/memex adapts package
-// memory); results are JSON-encodable.
+// LessonsRequest selects failure lessons (package memory), newest first:
+// an empty field selects any, a zero Limit all.
+type LessonsRequest struct {
+	Project string `json:"project,omitempty"`
+	Session string `json:"session,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// Memory answers the project-memory requests: what package memory
+// distilled from the archive. internal/service answers them over a store;
+// a Client asks its server. An empty project is the Memory's default (the
+// project of its own directory).
 type Memory interface {
-	Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error)
-	Stale(ctx context.Context, req StaleRequest) (any, error)
-	Procedures(ctx context.Context, req ProceduresRequest) (ProceduresResult, error)
+	// Handoff is the capsule of a project; memex.ErrNotFound when the
+	// archive holds nothing of it.
+	Handoff(ctx context.Context, req HandoffRequest) (memory.Capsule, error)
+	// Stale lists the memories whose files changed in the checkout.
+	Stale(ctx context.Context, req StaleRequest) (memory.StaleResult, error)
+	// Procedures are the project's procedures, of req.Family only when
+	// it is set.
+	Procedures(ctx context.Context, req ProceduresRequest) (memory.ProceduresResult, error)
 	// Hint is the lesson line for a failed run; memex.ErrNotFound when
 	// there is none.
 	Hint(ctx context.Context, req HintRequest) (string, error)
+	// Lessons lists the failure lessons req selects (never nil).
+	Lessons(ctx context.Context, req LessonsRequest) ([]memory.LessonItem, error)
 }
 
 // handoffInput is memex_handoff's arguments.
@@ -119,7 +129,7 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeTextOrJSON(w, q.Get("format"), res.Text, res.Capsule)
+	writeTextOrJSON(w, q.Get("format"), res.Text, res)
 }
 
 // handleStale serves GET /v1/stale?project=P&limit=N&checkout=DIR.
@@ -139,6 +149,27 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.opts.Memory.Stale(r.Context(), StaleRequest{Project: q.Get("project"), Limit: limit, Checkout: q.Get("checkout")})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// handleLessons serves GET /v1/lessons?project=P&session=S&status=X&limit=N.
+func (s *Server) handleLessons(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Memory == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	limit, err := intParam(r, "limit", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	res, err := s.opts.Memory.Lessons(r.Context(), LessonsRequest{Project: q.Get("project"), Session: q.Get("session"),
+		Status: q.Get("status"), Limit: limit})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/memory"
 )
 
 // stubMemory answers as package memory does, recording the requests.
@@ -16,18 +17,21 @@ type stubMemory struct {
 	stales   []StaleRequest
 }
 
-func (m *stubMemory) Handoff(ctx context.Context, req HandoffRequest) (HandoffResult, error) {
+func (m *stubMemory) Handoff(ctx context.Context, req HandoffRequest) (memory.Capsule, error) {
 	m.handoffs = append(m.handoffs, req)
 	if req.Project == "none" {
-		return HandoffResult{}, fmt.Errorf("memory: handoff: nothing archived for project none: %w", memex.ErrNotFound)
+		return memory.Capsule{}, fmt.Errorf("memory: handoff: nothing archived for project none: %w", memex.ErrNotFound)
 	}
-	return HandoffResult{Text: "[memex handoff · " + req.Project + "]\n", Sessions: 2,
-		Capsule: map[string]any{"project": req.Project, "text": "[memex handoff · " + req.Project + "]\n"}}, nil
+	return memory.Capsule{Project: req.Project, Text: "[memex handoff · " + req.Project + "]\n", Sessions: 2}, nil
 }
 
-func (m *stubMemory) Stale(ctx context.Context, req StaleRequest) (any, error) {
+func (m *stubMemory) Stale(ctx context.Context, req StaleRequest) (memory.StaleResult, error) {
 	m.stales = append(m.stales, req)
-	return map[string]any{"project": req.Project, "items": []any{}}, nil
+	return memory.StaleResult{Project: req.Project, Items: []memory.StaleItem{}}, nil
+}
+
+func (m *stubMemory) Lessons(ctx context.Context, req LessonsRequest) ([]memory.LessonItem, error) {
+	return []memory.LessonItem{{ID: "L1", Status: req.Status, Session: req.Session}}, nil
 }
 
 func TestHandoffRoutes(t *testing.T) {
@@ -60,6 +64,21 @@ func TestHandoffRoutes(t *testing.T) {
 	// Without a Memory, the routes say so.
 	bare, _ := newTestServer(t, "", Options{})
 	if w := do(t, bare.Handler(), http.MethodGet, "/v1/handoff", nil); w.Code != http.StatusNotImplemented {
+		t.Errorf("no Memory: %d, want 501", w.Code)
+	}
+}
+
+func TestLessonsRoute(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{Memory: &stubMemory{}})
+	w := do(t, s.Handler(), http.MethodGet, "/v1/lessons?project=p&session=s1&status=fixed&limit=3", nil)
+	if got := decode[[]memory.LessonItem](t, w); w.Code != http.StatusOK || len(got) != 1 || got[0].Status != "fixed" || got[0].Session != "s1" {
+		t.Fatalf("GET /v1/lessons: %d %+v", w.Code, got)
+	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/lessons?limit=x", nil); w.Code != http.StatusBadRequest {
+		t.Errorf("bad limit: %d, want 400", w.Code)
+	}
+	bare, _ := newTestServer(t, "", Options{})
+	if w := do(t, bare.Handler(), http.MethodGet, "/v1/lessons", nil); w.Code != http.StatusNotImplemented {
 		t.Errorf("no Memory: %d, want 501", w.Code)
 	}
 }

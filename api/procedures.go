@@ -16,13 +16,6 @@ type ProceduresRequest struct {
 	Family  string `json:"family,omitempty"`
 }
 
-// ProceduresResult is the procedures' Markdown rendering and the
-// JSON-encodable value GET /v1/procedures answers.
-type ProceduresResult struct {
-	Text       string
-	Procedures any
-}
-
 // proceduresInput is memex_procedures's arguments.
 type proceduresInput struct {
 	Project string `json:"project,omitempty" jsonschema:"project (as memex names it, e.g. github.com/acme/api); default the project the server runs in"`
@@ -44,7 +37,7 @@ func (s *Server) toolProcedures(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	text := res.Text
+	text := res.Markdown()
 	if len(text) > maxToolBytes {
 		text = text[:maxToolBytes-64] + "\n[memex: cut to the tool's limit; memex procedures --json has it all]\n"
 	}
@@ -64,7 +57,7 @@ func (s *Server) handleProcedures(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeTextOrJSON(w, q.Get("format"), res.Text, res.Procedures)
+	writeTextOrJSON(w, q.Get("format"), res.Markdown(), res)
 }
 
 // HintRequest asks for the lesson to remind an agent of after a failed

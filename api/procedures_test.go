@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/memory"
 )
 
-func (m *stubMemory) Procedures(ctx context.Context, req ProceduresRequest) (ProceduresResult, error) {
+func (m *stubMemory) Procedures(ctx context.Context, req ProceduresRequest) (memory.ProceduresResult, error) {
 	if req.Project == "none" {
-		return ProceduresResult{}, fmt.Errorf("memory: procedures: give a project: %w", memex.ErrInvalid)
+		return memory.ProceduresResult{}, fmt.Errorf("memory: procedures: give a project: %w", memex.ErrInvalid)
 	}
-	text := "### test\n\nUsual: `go test ./...` (" + req.Project + "," + req.Family + ")\n"
-	return ProceduresResult{Text: text, Procedures: map[string]any{"project": req.Project, "family": req.Family}}, nil
+	return memory.ProceduresResult{Project: req.Project + "," + req.Family}, nil
 }
 
 func (m *stubMemory) Hint(ctx context.Context, req HintRequest) (string, error) {
@@ -42,17 +42,17 @@ func TestProceduresRoutes(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("GET /v1/procedures: %d %s", w.Code, w.Body)
 	}
-	if got := decode[map[string]any](t, w); got["project"] != "github.com/acme/demo" || got["family"] != "test" {
+	if got := decode[map[string]any](t, w); got["project"] != "github.com/acme/demo,test" {
 		t.Errorf("answer %v", got)
 	}
-	if w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=p&format=text", nil); w.Code != http.StatusOK || !strings.HasPrefix(w.Body.String(), "### test") {
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=p&format=text", nil); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "p,") {
 		t.Errorf("format=text: %d %q", w.Code, w.Body)
 	}
 	if w := do(t, s.Handler(), http.MethodGet, "/v1/procedures?project=none", nil); w.Code != http.StatusBadRequest {
 		t.Errorf("bad project: %d, want 400", w.Code)
 	}
 	text, isErr := call(t, connectMCP(t, s), "memex_procedures", map[string]any{"project": "p", "family": "test"})
-	if isErr || !strings.Contains(text, "Usual: `go test ./...` (p,test)") {
+	if isErr || !strings.Contains(text, "p,test") {
 		t.Errorf("memex_procedures: %q %v", text, isErr)
 	}
 	bare, _ := newTestServer(t, "", Options{})

@@ -51,6 +51,11 @@ func TestLocalAndServedAgree(t *testing.T) {
 		{"deref unknown", []string{"deref", "nosuch"}},
 		{"context", []string{"context", "--session", "team/feature", "--json"}},
 		{"context unknown", []string{"context", "--session", "nosuch"}},
+		{"lessons could not be served", []string{"lessons", "--project", "p", "--json"}},
+		{"handoff", []string{"handoff", "--project", "p", "--json"}},
+		{"handoff unknown", []string{"handoff", "--project", "nosuch"}},
+		{"procedures", []string{"procedures", "--project", "p", "--json"}},
+		{"stale", []string{"stale", "--project", "p", "--json"}},
 	}
 	local := make([]result, len(cases))
 	for i, c := range cases {

@@ -58,11 +58,10 @@ agents-md write them for agents to read.
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			res, err := a.procedures(ctx, o.project)
+			res, err := a.procedures(ctx, o.project, o.family)
 			if err != nil {
 				return err
 			}
-			res = res.Family(o.family)
 			if o.json {
 				return writeJSON(a.stdout, res)
 			}
@@ -78,24 +77,13 @@ agents-md write them for agents to read.
 }
 
 // procedures reads the procedures of project (default: the current
-// directory's).
-func (a *app) procedures(ctx context.Context, project string) (memory.ProceduresResult, error) {
-	if project == "" {
-		if co := workingCheckout(); co != nil {
-			project = co.Project
-		}
-	}
-	if _, r, ok := a.runningServer(ctx); ok {
-		// The server owns the store: it answers from its own.
-		var res memory.ProceduresResult
-		err := r.GetJSON(ctx, "/v1/procedures", map[string][]string{"project": {project}}, &res)
-		return res, err
-	}
-	s, err := a.readStore(ctx)
+// directory's), of family only when it is set.
+func (a *app) procedures(ctx context.Context, project, family string) (memory.ProceduresResult, error) {
+	m, err := a.memory(ctx)
 	if err != nil {
 		return memory.ProceduresResult{}, err
 	}
-	return memory.Procedures(ctx, s, project, memory.Rule{})
+	return m.Procedures(ctx, api.ProceduresRequest{Project: workingProject(project), Family: family})
 }
 
 type exportOptions struct {
@@ -132,7 +120,7 @@ func (a *app) exportSkillsCommand() *cobra.Command {
   memex export skills --project github.com/acme/api --dir ~/.claude/skills`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := a.procedures(c.Context(), o.project)
+			res, err := a.procedures(c.Context(), o.project, "")
 			if err != nil {
 				return err
 			}
@@ -168,7 +156,7 @@ func (a *app) exportAgentsCommand() *cobra.Command {
   memex export agents-md --file docs/AGENTS.md`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := a.procedures(c.Context(), o.project)
+			res, err := a.procedures(c.Context(), o.project, "")
 			if err != nil {
 				return err
 			}
@@ -249,16 +237,11 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			if o.project == "" {
-				if co := workingCheckout(); co != nil {
-					o.project = co.Project
-				}
-			}
-			s, err := a.readStore(ctx)
+			m, err := a.memory(ctx)
 			if err != nil {
 				return err
 			}
-			items, err := memory.ListLessons(ctx, s, memory.LessonFilter{Project: o.project, Session: o.session, Status: o.status, Limit: o.limit})
+			items, err := m.Lessons(ctx, api.LessonsRequest{Project: workingProject(o.project), Session: o.session, Status: o.status, Limit: o.limit})
 			if err != nil {
 				return err
 			}
@@ -335,38 +318,6 @@ after a distillation was interrupted. Lessons that did not change are left as th
 	f.Var(projectValue{&o.project}, "project", "only the sessions of this project")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	return c
-}
-
-// Procedures serves GET /v1/procedures and memex_procedures.
-func (m memoryService) Procedures(ctx context.Context, req api.ProceduresRequest) (api.ProceduresResult, error) {
-	if req.Project == "" {
-		if co := m.checkout(""); co != nil {
-			req.Project = co.Project
-		}
-	}
-	sr, ok := m.store.(memory.StateReader)
-	if !ok {
-		return api.ProceduresResult{}, fmt.Errorf("procedures: this store keeps no runs: %w", memex.ErrInvalid)
-	}
-	res, err := memory.Procedures(ctx, sr, req.Project, memory.Rule{})
-	if err != nil {
-		return api.ProceduresResult{}, err
-	}
-	res = res.Family(req.Family)
-	return api.ProceduresResult{Text: res.Markdown(), Procedures: res}, nil
-}
-
-// Hint serves GET /v1/hint: the lesson line for the failed run req.Ref.
-func (m memoryService) Hint(ctx context.Context, req api.HintRequest) (string, error) {
-	hr, ok := m.store.(memory.HintReader)
-	if !ok {
-		return "", fmt.Errorf("hint: this store keeps no lessons: %w", memex.ErrNotFound)
-	}
-	id, err := hr.Resolve(ctx, req.Ref, req.Project)
-	if err != nil {
-		return "", err
-	}
-	return memory.HintFor(ctx, hr, id)
 }
 
 // mayHint reports whether a captured tool call may earn a lesson line:

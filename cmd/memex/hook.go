@@ -18,7 +18,6 @@ import (
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
-	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
 
@@ -407,39 +406,30 @@ func handoffOff() bool {
 	return false
 }
 
-// handoffText builds the capsule of project, leaving out session,
-// through the running server or the store (read-only, shared lock), with
-// the evidence checked against the checkout of cwd.
+// handoffText builds the capsule of project, leaving out session, with
+// the evidence checked against the checkout of cwd (the session's files,
+// not a server's).
 func (a *app) handoffText(ctx context.Context, project, session, cwd string) (string, int, error) {
-	if _, r, ok := a.runningServer(ctx); ok {
-		q := map[string][]string{"project": {project}, "exclude": {session}}
-		if co := checkoutOf(cwd); co != nil {
-			q["checkout"] = []string{co.Root} // the session's files, not the server's
-		}
-		var c memory.Capsule
-		if err := r.GetJSON(ctx, "/v1/handoff", q, &c); err != nil {
-			return "", 0, err
-		}
-		return c.Text, c.Sessions, nil
-	}
-	var c memory.Capsule
-	err := lockedStore{a: a, wait: 2 * time.Second}.with(ctx, false, func(h *home.Home) error {
-		var err error
-		c, err = memory.Handoff(ctx, h.Store, memory.HandoffOptions{Project: project, Exclude: session, Checkout: checkoutOf(cwd)})
-		return err
-	})
+	c, err := a.hookReader(ctx).Handoff(ctx, api.HandoffRequest{Project: project, Exclude: session, Checkout: cwd})
 	return c.Text, c.Sessions, err
 }
 
-// hookContext builds an IndexedSummary through the running server or the
-// store (read-only, shared lock).
+// hookContext builds an IndexedSummary.
 func (a *app) hookContext(ctx context.Context, req api.ContextRequest) (string, error) {
-	if _, r, ok := a.runningServer(ctx); ok {
-		res, err := r.Context(ctx, req)
-		return res.Text, err
-	}
-	res, err := a.lockedService(2*time.Second).Context(ctx, req)
+	res, err := a.hookReader(ctx).Context(ctx, req)
 	return res.Text, err
+}
+
+// hookReader is what a hook reads through: the running server, or the
+// store opened for each call, read-only, waiting for it 2s at most.
+func (a *app) hookReader(ctx context.Context) interface {
+	api.Service
+	api.Memory
+} {
+	if _, r, ok := a.runningServer(ctx); ok {
+		return r
+	}
+	return a.lockedService(2 * time.Second)
 }
 
 // codexNotify imports the rollout of the thread a Codex notify names.

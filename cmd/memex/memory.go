@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
-	"strconv"
 	"text/tabwriter"
-	"time"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
-	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +22,7 @@ func workingCheckout() *deref.Checkout {
 	if err != nil {
 		return nil
 	}
-	return checkoutOf(wd)
+	return service.CheckoutOf(wd)
 }
 
 // checkoutAt is api.Options.Checkout: the checkout holding dir, the
@@ -34,12 +31,11 @@ func checkoutAt(dir string) *deref.Checkout {
 	if dir == "" {
 		return workingCheckout()
 	}
-	return checkoutOf(dir)
+	return service.CheckoutOf(dir)
 }
 
 // checkoutRoot is the root of the current directory's checkout, which a
-// request to a running server names as the client's; "" when there is no
-// current directory.
+// request names as the client's; "" when there is no current directory.
 func checkoutRoot() string {
 	if co := workingCheckout(); co != nil {
 		return co.Root
@@ -47,13 +43,25 @@ func checkoutRoot() string {
 	return ""
 }
 
-// checkoutOf is the checkout holding dir.
-func checkoutOf(dir string) *deref.Checkout {
-	root := ingest.RepoRoot(dir)
-	if root == "" {
-		root = dir
+// workingProject is p, else the current directory's project.
+func workingProject(p string) string {
+	if co := workingCheckout(); p == "" && co != nil {
+		return co.Project
 	}
-	return deref.NewCheckout(root, projectOf(dir))
+	return p
+}
+
+// memory returns the Memory of this process: the running server's, or
+// the one over the home, opened read-only (shared).
+func (a *app) memory(ctx context.Context) (api.Memory, error) {
+	svc, err := a.service(ctx, home.Options{Shared: true})
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := svc.(*api.Client); ok {
+		return c, nil
+	}
+	return service.NewMemory(a.h, a.serviceOptions()), nil
 }
 
 type handoffOptions struct {
@@ -91,18 +99,11 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
-			if _, r, ok := a.runningServer(ctx); ok {
-				return a.remoteHandoff(ctx, r, c)
-			}
-			co := workingCheckout()
-			if o.project == "" && co != nil {
-				o.project = co.Project
-			}
-			s, err := a.readStore(ctx)
+			m, err := a.memory(ctx)
 			if err != nil {
 				return err
 			}
-			capsule, err := memory.Handoff(ctx, s, memory.HandoffOptions{Project: o.project, Budget: o.budget, Checkout: co})
+			capsule, err := m.Handoff(ctx, api.HandoffRequest{Project: o.project, Budget: o.budget, Checkout: checkoutRoot()})
 			if err != nil {
 				return err
 			}
@@ -142,28 +143,19 @@ The checkout is the current directory's repository; its project is the default.
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			if _, r, ok := a.runningServer(ctx); ok {
-				return a.remoteStale(ctx, r, c)
-			}
-			co := workingCheckout()
-			if co == nil {
+			root := checkoutRoot()
+			if root == "" {
 				return fmt.Errorf("stale: no current directory to check against")
 			}
-			co.Timeout = staleTimeout
-			if o.project == "" {
-				o.project = co.Project
-			} else {
-				co.Project = o.project
-			}
-			s, err := a.readStore(ctx)
+			m, err := a.memory(ctx)
 			if err != nil {
 				return err
 			}
-			res, err := memory.Stale(ctx, s, memory.StaleOptions{Project: o.project, Checkout: co, Limit: o.limit})
+			res, err := m.Stale(ctx, api.StaleRequest{Project: o.project, Limit: o.limit, Checkout: root})
 			if err != nil {
 				return err
 			}
-			return a.printStale(res, co.Root, o.json)
+			return a.printStale(res, root, o.json)
 		},
 	}
 	f := c.Flags()
@@ -194,61 +186,10 @@ func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error
 	}
 	fmt.Fprintf(a.stderr, "memex: %d of %d checked memories of %s stale in %s\n", len(res.Items), res.Checked, res.Project, root)
 	if res.Partial {
-		fmt.Fprintf(a.stderr, "memex: the check ran out of time (%s); older memories were not checked\n", staleTimeout)
+		fmt.Fprintf(a.stderr, "memex: the check ran out of time (%s); older memories were not checked\n", service.StaleTimeout)
 	}
 	return nil
 }
-
-// remoteHandoff is memex handoff through a running server, whose check of
-// the edited files runs against this checkout.
-func (a *app) remoteHandoff(ctx context.Context, r *api.Client, c *cobra.Command) error {
-	f := c.Flags()
-	q := url.Values{"checkout": {checkoutRoot()}}
-	project, _ := f.GetString("project")
-	if project == "" {
-		if co := workingCheckout(); co != nil {
-			project = co.Project
-		}
-	}
-	q.Set("project", project)
-	if budget, _ := f.GetInt("budget"); budget > 0 {
-		q.Set("budget", strconv.Itoa(budget))
-	}
-	var capsule memory.Capsule
-	if err := r.GetJSON(ctx, "/v1/handoff", q, &capsule); err != nil {
-		return err
-	}
-	asJSON, _ := f.GetBool("json")
-	return a.printHandoff(capsule, asJSON)
-}
-
-// remoteStale is memex stale through a running server, checked against
-// this checkout.
-func (a *app) remoteStale(ctx context.Context, r *api.Client, c *cobra.Command) error {
-	f := c.Flags()
-	root := checkoutRoot()
-	if root == "" {
-		return fmt.Errorf("stale: no current directory to check against")
-	}
-	q := url.Values{"checkout": {root}}
-	project, _ := f.GetString("project")
-	if project == "" {
-		project = workingCheckout().Project
-	}
-	q.Set("project", project)
-	if limit, _ := f.GetInt("limit"); limit > 0 {
-		q.Set("limit", strconv.Itoa(limit))
-	}
-	var res memory.StaleResult
-	if err := r.GetJSON(ctx, "/v1/stale", q, &res); err != nil {
-		return err
-	}
-	asJSON, _ := f.GetBool("json")
-	return a.printStale(res, root, asJSON)
-}
-
-// staleTimeout bounds memex stale's file checks.
-const staleTimeout = 10 * time.Second
 
 // oneLine is s on one line, cut to n bytes.
 func oneLine(s string, n int) string {
@@ -264,58 +205,4 @@ func oneLine(s string, n int) string {
 		return string(out[:n-3]) + "..."
 	}
 	return string(out)
-}
-
-// memoryService serves the project-memory requests of the API from a
-// store, for the checkout of dir (the directory the server runs in): its
-// project is the default one, and its files are what evidence is checked
-// against.
-type memoryService struct {
-	store memory.Store
-	dir   string
-}
-
-var _ api.Memory = memoryService{}
-
-func newMemoryService(s memory.Store) memoryService {
-	wd, _ := os.Getwd()
-	return memoryService{store: s, dir: wd}
-}
-
-// checkout is the checkout of dir, the client's (a request names it),
-// else of the directory the server runs in.
-func (m memoryService) checkout(dir string) *deref.Checkout {
-	if dir != "" {
-		return checkoutOf(dir)
-	}
-	if m.dir == "" {
-		return nil
-	}
-	return checkoutOf(m.dir)
-}
-
-func (m memoryService) Handoff(ctx context.Context, req api.HandoffRequest) (api.HandoffResult, error) {
-	co := m.checkout(req.Checkout)
-	if req.Project == "" && co != nil {
-		req.Project = co.Project
-	}
-	c, err := memory.Handoff(ctx, m.store, memory.HandoffOptions{Project: req.Project, Budget: req.Budget, Exclude: req.Exclude, Checkout: co})
-	if err != nil {
-		return api.HandoffResult{}, err
-	}
-	return api.HandoffResult{Text: c.Text, Sessions: c.Sessions, Capsule: c}, nil
-}
-
-func (m memoryService) Stale(ctx context.Context, req api.StaleRequest) (any, error) {
-	co := m.checkout(req.Checkout)
-	if co == nil {
-		return nil, fmt.Errorf("stale: the server has no working directory to check against: %w", memex.ErrInvalid)
-	}
-	co.Timeout = staleTimeout
-	if req.Project == "" {
-		req.Project = co.Project
-	} else {
-		co.Project = req.Project
-	}
-	return memory.Stale(ctx, m.store, memory.StaleOptions{Project: req.Project, Checkout: co, Limit: req.Limit})
 }

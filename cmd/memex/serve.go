@@ -211,8 +211,8 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	srv, err := api.New(api.Options{
-		Service: service.Distilling(service.New(h, a.serviceOptions()), s, a.log), Viewer: viewer,
-		Memory: newMemoryService(s), Checkout: checkoutAt,
+		Service: service.New(h, a.serviceOptions()), Viewer: viewer,
+		Memory: service.NewMemory(h, a.serviceOptions()), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
 		// An add through the server takes what a local add takes: the

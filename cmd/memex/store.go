@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -44,12 +45,15 @@ func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) 
 }
 
 // serviceOptions are the parts of the Local Service that live in cmd:
-// imports, maintenance and the checkout of a directory.
+// imports, maintenance, the checkout of a directory and the logger.
 func (a *app) serviceOptions() service.Options {
+	wd, _ := os.Getwd()
 	return service.Options{
 		Ingester:   func(h *home.Home) api.Ingester { return importer{h.Store, h.Index} },
 		Progress:   a.progressFunc,
-		CheckoutOf: checkoutOf,
+		CheckoutOf: service.CheckoutOf,
+		Dir:        wd,
+		Logger:     a.log,
 	}
 }
 

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"index":             {"", "summarize"},
 	"ingest":            {"", "summarize", "internal/redact", "internal/jsonerr"},
 	"deref":             {"", "summarize"},
-	"api":               {"", "deref"},
+	"api":               {"", "deref", "memory"},
 	"api/web":           {"", "api", "deref"},
 	"memory":            {"", "summarize", "deref"},
 	"eval":              {"*", "-api", "-cmd/memex"},
@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/home":     {"", "archive", "index"},
 	// The Services over a home: Local, per-call locking, the write policy.
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/redact"},
-	"internal/service/servicetest": {"", "api", "deref"},
+	"internal/service/servicetest": {"", "api", "deref", "memory"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import

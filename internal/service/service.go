@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -30,11 +31,18 @@ type Options struct {
 	// CheckoutOf gives the working tree holding a directory
 	// (api.Local.CheckoutOf); nil checks no file lines.
 	CheckoutOf func(dir string) *deref.Checkout
+	// Dir is the directory whose checkout a memory request that names
+	// none is checked against, and whose project is its default
+	// (Memory.Dir): the process's working directory.
+	Dir string
+	// Logger gets what fails after an add succeeded (distilling its
+	// session); nil discards it.
+	Logger *slog.Logger
 }
 
 // New returns the Service over h's store and index (maintenance included),
-// with the write policy
-// (Redacting). It is valid until h is closed.
+// with the write policy (Redacting) and the distillation of runs
+// (Distilling). It is valid until h is closed.
 func New(h *home.Home, o Options) api.Service {
 	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()}, Catalog: Catalog{h.Store},
 		CheckoutOf: o.CheckoutOf}
@@ -42,7 +50,7 @@ func New(h *home.Home, o Options) api.Service {
 		l.Ingester = o.Ingester(h)
 	}
 	l.Maintainer = Maintainer{Home: h, Progress: o.Progress}
-	return Redacting(l)
+	return Redacting(Distilling(l, h.Store, o.Logger))
 }
 
 // Redacting applies the write policy (redact.Entry: the entry's text

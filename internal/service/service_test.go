@@ -53,3 +53,44 @@ func TestLocked(t *testing.T) {
 		}}
 	})
 }
+
+// memoryOptions are the Options of the memory suite's Services.
+var memoryOptions = service.Options{CheckoutOf: servicetest.CheckoutOf}
+
+// localMemory is the Service and Memory over a home held for the whole
+// test.
+func localMemory(t *testing.T) (api.Service, api.Memory) {
+	h := open(t, t.TempDir(), true)
+	t.Cleanup(func() { h.Close() })
+	return service.New(h, memoryOptions), service.NewMemory(h, memoryOptions)
+}
+
+func TestLocalMemory(t *testing.T) { servicetest.RunMemory(t, localMemory) }
+
+// TestClientMemory: the memory requests through the HTTP API.
+func TestClientMemory(t *testing.T) {
+	servicetest.RunMemory(t, func(t *testing.T) (api.Service, api.Memory) {
+		svc, mem := localMemory(t)
+		srv, err := api.New(api.Options{Service: svc, Memory: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		c := &api.Client{Base: ts.URL}
+		return c, c
+	})
+}
+
+// TestLockedMemory: the memory requests of memex mcp over stdio, the home
+// opened for each.
+func TestLockedMemory(t *testing.T) {
+	servicetest.RunMemory(t, func(t *testing.T) (api.Service, api.Memory) {
+		dir := t.TempDir()
+		open(t, dir, true).Close()
+		l := service.Locked{Open: func(ctx context.Context, write bool) (*home.Home, error) {
+			return home.Open(ctx, dir, home.Options{Shared: !write})
+		}, Options: memoryOptions}
+		return l, l
+	})
+}

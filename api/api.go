@@ -156,7 +156,25 @@ type IngestRequest struct {
 	// --max.
 	Since time.Time `json:"since,omitzero"`
 	Max   int       `json:"max,omitempty"`
+
+	// Warn, when set, is told each problem of the import (a malformed
+	// line, a path that yields nothing) as it is met. A Client does not
+	// call it: it learns the problems from the answer (Warnings).
+	Warn func(msg string) `json:"-"`
+	// Progress, when set, is told how the import goes (bytes read of the
+	// bytes found; commits for git). A Client does not call it.
+	Progress func(done, total int64) `json:"-"`
+	// Policy is the write policy applied to every entry imported (see
+	// ingest.Options.Policy). The write policy's decorator
+	// (internal/service.Redacting) sets it; nil stores the transcripts'
+	// content as it is.
+	Policy func(e memex.Entry, body []byte) (memex.Entry, []byte, map[string]int) `json:"-"`
 }
+
+// MaxIngestWarnings is how many problems an import's answer lists
+// (IngestResult.Warnings) and memex ingest prints as they happen; the
+// others are counted.
+const MaxIngestWarnings = 20
 
 // Ingester imports transcripts (internal/service adapts ingest).
 type Ingester interface {

@@ -176,6 +176,8 @@ func (c *Client) Replay(ctx context.Context, req ReplayRequest) ([]EntryJSON, er
 	return res.Entries, nil
 }
 
+// Ingest has the server import. It does not call req.Warn or
+// req.Progress: the answer's Warnings hold the first problems.
 func (c *Client) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
 	var res IngestResult
 	err := c.PostJSON(ctx, "/v1/ingest", req, &res)

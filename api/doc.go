@@ -52,7 +52,7 @@
 //	                                    import transcripts the server can read
 //	                                    (absolute paths on its filesystem; none:
 //	                                    the format's default locations there)
-//	                                    -> the Ingester's report; cmd/memex's is
+//	                                    -> the Ingester's report; internal/service's is
 //	                                    memex ingest --json's plus "warnings"
 //	                                    (the first 20 problems) and
 //	                                    "more_warnings" (how many others)

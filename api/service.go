@@ -46,7 +46,8 @@ type Service interface {
 	// Replay returns the entries of a session in order, with their
 	// content when req.Content.
 	Replay(ctx context.Context, req ReplayRequest) ([]EntryJSON, error)
-	// Ingest imports transcripts.
+	// Ingest imports transcripts; the write policy (redaction) is applied
+	// by a decorator, once, unless req.NoRedact.
 	Ingest(ctx context.Context, req IngestRequest) (IngestResult, error)
 	// Forget removes entries for good (or counts them, with DryRun).
 	Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error)
@@ -130,14 +131,17 @@ type Stats struct {
 
 // IngestResult is what an import reports, as memex ingest --json prints it
 // (the fields of ingest.Report, and Indexed), with the first problems met
-// in order (Warnings, as memex ingest prints them while it runs) and the
-// count of the others.
+// in order (Warnings, at most MaxIngestWarnings, as memex ingest prints
+// them while it runs) and the count of the others (MoreWarnings), which
+// memex ingest --json leaves out.
 type IngestResult struct {
 	Files         int            `json:"files"`
 	Unchanged     int            `json:"unchanged"`
 	Sessions      int            `json:"sessions"`
 	Added         int            `json:"added"`
 	Present       int            `json:"present"`
+	Differ        int            `json:"differ,omitempty"`
+	Completed     int            `json:"completed,omitempty"`
 	Skipped       map[string]int `json:"skipped,omitempty"`
 	Unknown       map[string]int `json:"unknown,omitempty"`
 	Ignored       map[string]int `json:"ignored,omitempty"`

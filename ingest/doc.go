@@ -87,7 +87,8 @@
 //
 // # Secrets
 //
-// Unless Options.NoRedact is set, every body, tool input and agent summary
-// passes through internal/redact before it reaches the sink; the Report
-// counts the replacements per kind.
+// The package does not redact on its own: every record passes through
+// Options.Policy, the write policy its caller gives (internal/service
+// gives memex's redaction, the one every write path shares), before it
+// reaches the sink; the Report counts the replacements per kind.
 package ingest

@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/redact"
 )
 
 func readLines(t *testing.T, p string) [][]byte {
@@ -229,12 +230,15 @@ func TestOpenCodeDB(t *testing.T) {
 	}
 }
 
-func TestRedactionBeforeSink(t *testing.T) {
+// TestPolicyBeforeSink: what reaches the sink, and what a later run
+// compares with it, is the record after Options.Policy; without one
+// ingest stores the record as it is (it does not redact on its own).
+func TestPolicyBeforeSink(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	secret := "ghp_" + strings.Repeat("Ab1", 12)
 	writeFile(t, p, []byte(`{"kind":"tool","input":"curl -H 'Authorization: token `+secret+`' api","content":"GITHUB_TOKEN=`+secret+`\nok\n","attrs":{"env":"DB_PASSWORD=hunter22x"}}`+"\n"))
 	sink := newMemSink()
-	rep, _ := run(t, sink, Options{Format: JSONL, Paths: []string{p}})
+	rep, _ := run(t, sink, Options{Format: JSONL, Paths: []string{p}, Policy: redact.Bytes})
 	if rep.Redacted != 3 || rep.RedactedKinds["github_token"] != 2 || rep.RedactedKinds["password"] != 1 {
 		t.Fatalf("report %+v", rep)
 	}
@@ -244,9 +248,15 @@ func TestRedactionBeforeSink(t *testing.T) {
 	}
 	p2 := filepath.Join(t.TempDir(), "raw.jsonl")
 	writeFile(t, p2, []byte(`{"content":"`+secret+`"}`+"\n"))
-	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{p2}, NoRedact: true})
+	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{p2}})
 	if rep.Redacted != 0 || sink.body(sink.session("raw")[0].ID) != secret {
-		t.Fatal("NoRedact must store the input as is")
+		t.Fatal("without a Policy the input must be stored as is")
+	}
+	// The same records read again under the policy are the ones stored,
+	// not another run of the session with other content.
+	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{p}, Policy: redact.Bytes, Full: true})
+	if rep.Added != 0 || rep.Present != 1 || rep.Differ != 0 {
+		t.Fatalf("re-read under the policy: %+v", rep)
 	}
 }
 

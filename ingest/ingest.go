@@ -19,7 +19,6 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/jsonerr"
-	"github.com/memex-archive/memex/internal/redact"
 )
 
 // Format names a transcript format.
@@ -58,7 +57,8 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("ingest: unknown format %q (want one of %s): %w", s, strings.Join(names, ", "), memex.ErrInvalid)
 }
 
-// Record is one entry a parser produced, before redaction and dedupe.
+// Record is one entry a parser produced, before the write policy and
+// dedupe.
 type Record struct {
 	Entry memex.Entry // metadata; ID is zero (the sink derives it from Created)
 	Body  []byte      // the exact content
@@ -93,8 +93,14 @@ type Options struct {
 	// Project, when set, replaces the project detected from each session's
 	// working directory.
 	Project string
-	// NoRedact stores bodies and inputs without removing credentials.
-	NoRedact bool
+	// Policy is the write policy: what is stored of each record (its
+	// entry and body; for memex, internal/service applies the redaction
+	// every write path shares), with the replacements it made by kind,
+	// which the Report counts. It must be idempotent and may return body
+	// itself. It is applied too to a record whose Key is archived
+	// already, to compare it with what is stored. Nil stores records as
+	// they are.
+	Policy func(e memex.Entry, body []byte) (memex.Entry, []byte, map[string]int)
 	// Full ignores the stored per-file progress and reads every file whole
 	// (Key dedupe still prevents duplicates).
 	Full bool
@@ -112,7 +118,7 @@ type Options struct {
 	Now func() time.Time
 	// Added, when set, is called with each entry the sink added (as the
 	// sink returned it, ID included) and its exact body as stored
-	// (redacted), for an index fed as the import goes (catchup.Feeder).
+	// (after Policy), for an index fed as the import goes (catchup.Feeder).
 	// body is not changed afterwards; Added may keep it.
 	Added func(e memex.Entry, body []byte)
 
@@ -160,7 +166,7 @@ type Report struct {
 	// Ignored counts known records deliberately not archived (metadata,
 	// hook progress, empty thinking, injected context), by "format:type".
 	Ignored  map[string]int `json:"ignored,omitempty"`
-	Redacted int            `json:"redacted"` // secrets replaced
+	Redacted int            `json:"redacted"` // replacements Options.Policy made (secrets redacted)
 	// RedactedKinds counts the replacements by kind.
 	RedactedKinds map[string]int `json:"redacted_kinds,omitempty"`
 	// InvalidUTF8 counts the byte sequences of the files read that are not
@@ -586,7 +592,7 @@ func unusable(t target, skipped, unknown int, sniffed bool, notFormat string) st
 	return fmt.Sprintf("%s: no valid %s record (%s); is it a %s file?", t.path, t.format, counts, t.format)
 }
 
-// store redacts, dedupes and adds a file's records in time order.
+// store applies the write policy to, dedupes and adds a file's records in time order.
 func (r *runner) store(ctx context.Context, src *source) error {
 	recs := src.records
 	// Stable by creation time: a tool call is emitted when its result
@@ -641,9 +647,9 @@ func (r *runner) store(ctx context.Context, src *source) error {
 		}
 		e.Aliases = dedupAliases(e.Aliases)
 		body := rec.Body
-		if !r.opts.NoRedact {
+		if r.opts.Policy != nil {
 			var kinds map[string]int
-			e, body, kinds = redact.Bytes(e, body)
+			e, body, kinds = r.opts.Policy(e, body)
 			for k, v := range kinds {
 				r.rep.Redacted += v
 				r.rep.count(&r.rep.RedactedKinds, k, v)
@@ -674,7 +680,8 @@ func (r *runner) store(ctx context.Context, src *source) error {
 }
 
 // otherContent reports whether the entry id that a record's Key found
-// holds other content than the record (redacted as it would be stored):
+// holds other content than the record (after the policy, as it would be
+// stored):
 // not the same record read again but another run of the same session (a
 // second model's trajectories of the same tasks imported into the same
 // project), which the Key does not tell apart.
@@ -693,8 +700,8 @@ func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, b
 		// call, not another run of it.
 		return false
 	}
-	if !r.opts.NoRedact {
-		_, body, _ = redact.Bytes(e, body)
+	if r.opts.Policy != nil {
+		_, body, _ = r.opts.Policy(e, body)
 	}
 	sum := sha256.Sum256(body)
 	return old.Hash != "sha256:"+hex.EncodeToString(sum[:])

@@ -1,24 +1,19 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/internal/service"
-	"github.com/memex-archive/memex/memory"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -123,94 +118,61 @@ default locations on its own machine, and this command prints the same report.`,
 func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error {
 	ctx := c.Context()
 	format, _ := ingest.ParseFormat(args[0])
-	// Ingest writes many entries: commit them without a sync each and sync
-	// once at the end. The write-ahead log keeps order, so a crash loses at
-	// most a suffix of the run, progress records included, and the next
-	// run reads that part again.
-	a.bulk = true
-	opts := ingest.Options{Format: format, Paths: args[1:], Project: o.project, NoRedact: o.noRedact, Full: o.full, Max: o.max}
 	if (o.since != "" || o.max != 0) && format != ingest.Git {
 		return usagef("--since and --max apply to ingest git only")
 	}
 	if o.max < 0 {
 		return usagef("--max must be a positive number of commits, got %d", o.max)
 	}
+	req := api.IngestRequest{Format: string(format), Paths: args[1:], Project: o.project, NoRedact: o.noRedact,
+		Full: o.full, NoIndex: o.noIndex, Max: o.max}
 	if o.since != "" {
 		t, err := parseSince(o.since, time.Now())
 		if err != nil {
 			return usagef("%v", err)
 		}
-		opts.Since = t
+		req.Since = t
 	}
-	if _, err := a.service(ctx, home.Options{}); err != nil {
-		return err
-	}
-	if a.served {
-		return a.ingestServed(ctx, format, o, opts.Since, args[1:])
-	}
-	h := a.h
-	s := h.Store
-	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
-	if !o.quiet {
-		opts.Warn = w.warn
-	}
-	if bar := a.progress("ingest", o.quiet || o.json); bar != nil {
-		opts.Progress = func(p ingest.Progress) { bar(p.Bytes, p.TotalBytes) }
-		if format == ingest.Git {
-			opts.Progress = func(p ingest.Progress) { bar(int64(p.Commits), int64(p.TotalCommits)) }
-		}
-	}
-	// The index is fed the new entries as they are archived, from the
-	// bodies in hand, on the other CPU (catchup.Feeder); a catch-up first
-	// indexes what earlier runs left pending.
-	// An index that cannot be opened or caught up fails the command only
-	// once the entries are archived.
-	indexed := 0
-	var feed *catchup.Feeder
-	var ixErr error
-	if !o.noIndex {
-		if ix, err := h.Index(); err != nil {
-			ixErr = err
-		} else if st, err := catchup.CatchUp(ctx, s, ix); err != nil {
-			ixErr = err
-		} else {
-			indexed = st.Indexed
-			feed = catchup.NewFeeder(ctx, s, ix)
-			opts.Added = feed.Add
-		}
-	}
-	refs := service.SessionsAdded(&opts)
-	lessons := 0
-	rep, err := ingest.Run(ctx, s, opts)
-	if err == nil {
-		// Lessons and procedures of the sessions that gained entries;
-		// their new lessons are indexed with the rest, but "indexed"
-		// counts the imported entries, as a server's answer does.
-		var ix *index.Index
-		var added func(memex.Entry, []byte)
-		if feed != nil {
-			ix, _ = h.Index()
-			added = feed.Add
-		}
-		var drep memory.UpdateReport
-		drep, err = service.Distill(ctx, s, ix, refs(), added)
-		lessons = drep.Added
-	}
-	if serr := s.Sync(); err == nil {
-		err = serr
-	}
-	if feed != nil {
-		st, ferr := feed.Close()
-		indexed += max(st.Indexed-lessons, 0)
-		ixErr = ferr
-	}
+	// Ingest writes many entries: commit them without a sync each and sync
+	// once at the end. The write-ahead log keeps order, so a crash loses at
+	// most a suffix of the run, progress records included, and the next
+	// run reads that part again.
+	a.bulk = true
+	svc, err := a.service(ctx, home.Options{})
 	if err != nil {
 		return err
 	}
-	if ixErr != nil {
-		return fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", ixErr)
+	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
+	var names givenPaths
+	if a.served {
+		// The server reads the paths from its own filesystem, whatever its
+		// working directory: they are sent absolute.
+		if req.Paths, names, err = absPaths(req.Paths); err != nil {
+			return err
+		}
+	} else if !o.quiet {
+		req.Warn = w.warn
 	}
-	return a.finishIngest(format, o, rep, indexed, w.said)
+	req.Progress = a.progress("ingest", o.quiet || o.json)
+	res, err := svc.Ingest(ctx, req)
+	if err != nil {
+		return err
+	}
+	if a.served {
+		// The problems the server met, printed as a local import prints
+		// them, each relative path named as it was given.
+		renamed := names.rename(res.FileErrors)
+		if !o.quiet {
+			for _, msg := range res.Warnings {
+				if n, ok := renamed[msg]; ok {
+					msg = n
+				}
+				w.warn(msg)
+			}
+			w.more(res.MoreWarnings)
+		}
+	}
+	return a.finishIngest(format, o, res, w.said)
 }
 
 // parseSince reads --since: a date, an RFC 3339 time, or a duration back
@@ -237,17 +199,17 @@ type ingestWarner struct {
 }
 
 func (w *ingestWarner) warn(msg string) {
-	if w.warned++; w.warned <= maxIngestWarnings {
+	if w.warned++; w.warned <= api.MaxIngestWarnings {
 		w.line(msg)
 		w.said[msg] = true
-	} else if w.warned == maxIngestWarnings+1 {
+	} else if w.warned == api.MaxIngestWarnings+1 {
 		w.line("more problems; see the report")
 	}
 }
 
 // more counts n problems past the first ones, met by a server.
 func (w *ingestWarner) more(n int) {
-	if n > 0 && w.warned <= maxIngestWarnings {
+	if n > 0 && w.warned <= api.MaxIngestWarnings {
 		w.line("more problems; see the report")
 	}
 	w.warned += n
@@ -266,17 +228,16 @@ func (w *ingestWarner) line(msg string) {
 	fmt.Fprintln(w.stderr, "memex: ingest:", msg)
 }
 
-// finishIngest prints the report of an import, run here or by a server,
-// and the file problems not printed yet (said), and returns the status.
-func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Report, indexed int, said map[string]bool) error {
+// finishIngest prints the report of an import and the file problems not
+// printed yet (said), and returns the status.
+func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.IngestResult, said map[string]bool) error {
 	var err error
 	if o.json {
-		err = writeJSON(a.stdout, struct {
-			ingest.Report
-			Indexed int `json:"indexed"`
-		}{rep, indexed})
+		// The problems were printed as they came, the first ones.
+		res.Warnings, res.MoreWarnings = nil, 0
+		err = writeJSON(a.stdout, res)
 	} else {
-		err = writeIngestReport(a.stdout, rep, indexed, !o.noIndex)
+		err = writeIngestReport(a.stdout, res, !o.noIndex)
 	}
 	if err != nil {
 		return err
@@ -284,28 +245,28 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, rep ingest.Rep
 	// Every file problem, after the report where it is seen last, but
 	// once: the first ones were printed as they happened.
 	w := &ingestWarner{stderr: a.stderr, json: o.json}
-	for _, fe := range slices.Concat(rep.FileErrors, rep.Unusable) {
+	for _, fe := range slices.Concat(res.FileErrors, res.Unusable) {
 		if !said[fe] {
 			w.line(fe)
 		}
 	}
 	switch {
-	case len(rep.FileErrors) > 0 && rep.Files == 0 && rep.Unchanged == 0:
+	case len(res.FileErrors) > 0 && res.Files == 0 && res.Unchanged == 0:
 		// No path yielded a file (each got its line above).
 		return &exitStatus{code: exitFailure}
-	case rep.Files > 0 && len(rep.Unusable) == rep.Files && rep.Unchanged == 0:
+	case res.Files > 0 && len(res.Unusable) == res.Files && res.Unchanged == 0:
 		// Every file found is in another format (or wholly malformed).
 		what := "valid " + string(format) + " record"
 		if format == ingest.Auto {
 			what = "valid record of a format memex reads"
 		}
-		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(rep.Files, "file"))
+		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(res.Files, "file"))
 	}
 	return nil
 }
 
 // writeIngestReport prints rep as a table.
-func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexed bool) error {
+func writeIngestReport(out io.Writer, rep api.IngestResult, showIndexed bool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "files read\t%d (%d unchanged)\n", rep.Files, rep.Unchanged)
 	if rep.Commits > 0 {
@@ -322,7 +283,11 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 	}
 	fmt.Fprintf(w, "bytes read\t%s\n", human(rep.Bytes))
 	fmt.Fprintf(w, "secrets redacted\t%d%s\n", rep.Redacted, countsSuffix(rep.RedactedKinds))
-	fmt.Fprintf(w, "lines skipped\t%d%s\n", rep.SkippedTotal(), countsSuffix(rep.Skipped))
+	skipped := 0
+	for _, n := range rep.Skipped {
+		skipped += n
+	}
+	fmt.Fprintf(w, "lines skipped\t%d%s\n", skipped, countsSuffix(rep.Skipped))
 	if rep.InvalidUTF8 > 0 {
 		fmt.Fprintf(w, "invalid UTF-8\t%d byte sequences, archived as U+FFFD\n", rep.InvalidUTF8)
 	}
@@ -330,7 +295,7 @@ func writeIngestReport(out io.Writer, rep ingest.Report, indexed int, showIndexe
 		fmt.Fprintf(w, "unknown records\t%s\n", strings.TrimPrefix(countsSuffix(rep.Unknown), " "))
 	}
 	if showIndexed {
-		fmt.Fprintf(w, "indexed\t%d\n", indexed)
+		fmt.Fprintf(w, "indexed\t%d\n", rep.Indexed)
 	}
 	return w.Flush()
 }
@@ -352,34 +317,46 @@ func countsSuffix(m map[string]int) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// ingestServed has the running server import the paths (absolute: the
-// server reads them from its own filesystem, whatever its working
-// directory) and prints its answer as a local import prints: the problems
-// met, the report, the file problems and the status.
-func (a *app) ingestServed(ctx context.Context, format ingest.Format, o ingestOptions, since time.Time, args []string) error {
-	paths, names, err := absPaths(args)
-	if err != nil {
-		return err
-	}
-	res, err := a.svc.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: paths, Project: o.project,
-		NoRedact: o.noRedact, Full: o.full, NoIndex: o.noIndex, Since: since, Max: o.max})
-	if err != nil {
-		return err
-	}
-	rep := ingest.Report{Files: res.Files, Unchanged: res.Unchanged, Sessions: res.Sessions, Added: res.Added,
-		Present: res.Present, Skipped: res.Skipped, Unknown: res.Unknown, Ignored: res.Ignored, Redacted: res.Redacted,
-		RedactedKinds: res.RedactedKinds, InvalidUTF8: res.InvalidUTF8, Bytes: res.Bytes, BodyBytes: res.BodyBytes,
-		Commits: res.Commits, FileErrors: res.FileErrors, Unusable: res.Unusable}
-	renamed := names.rename(rep.FileErrors)
-	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
-	if !o.quiet {
-		for _, msg := range res.Warnings {
-			if n, ok := renamed[msg]; ok {
-				msg = n
-			}
-			w.warn(msg)
+// givenPaths remembers the relative paths memex ingest sent as absolute
+// ones, to name them in its messages as the user wrote them.
+type givenPaths []struct{ given, abs string }
+
+// absPaths resolves paths against the working directory.
+func absPaths(paths []string) ([]string, givenPaths, error) {
+	var names givenPaths
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: %s: %w", p, err)
 		}
-		w.more(res.MoreWarnings)
+		out[i] = abs
+		if abs != p {
+			names = append(names, struct{ given, abs string }{p, abs})
+		}
 	}
-	return a.finishIngest(format, o, rep, res.Indexed, w.said)
+	return out, names, nil
+}
+
+// rename rewrites, in place, the problems of the paths given (ingest
+// says "PATH: what is wrong", PATH as it was given) to name each relative
+// path as the user wrote it, and returns the messages it changed, old to
+// new. A path given has at most one such problem, the first that names
+// it; the files found under a path are named absolutely either way.
+func (names givenPaths) rename(problems []string) map[string]string {
+	renamed := map[string]string{}
+	used := make([]bool, len(names))
+	for i, msg := range problems {
+		for j, n := range names {
+			if !used[j] && strings.HasPrefix(msg, n.abs+": ") {
+				used[j] = true
+				problems[i] = n.given + msg[len(n.abs):]
+				if _, ok := renamed[msg]; !ok {
+					renamed[msg] = problems[i]
+				}
+				break
+			}
+		}
+	}
+	return renamed
 }

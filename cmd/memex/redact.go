@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/internal/redact"
+	"github.com/memex-archive/memex/internal/service"
 )
 
 // noteReplaced says on stderr that n credentials were replaced in what was
@@ -15,10 +15,10 @@ func (a *app) noteReplaced(n int) {
 	}
 }
 
-// redactBytes is redactWrite for a body held in memory (a hook's, which
-// may be spooled before it is stored): the returned entry counts every
-// replacement, the body's included.
+// redactBytes applies the write policy (service.Policy) to a body held in
+// memory (a hook's, which may be spooled before it is stored): the
+// returned entry counts every replacement, the body's included.
 func redactBytes(e memex.Entry, body []byte) (memex.Entry, []byte) {
-	e, body, _ = redact.Bytes(e, body)
+	e, body, _ = service.Policy(e, body)
 	return e, body
 }

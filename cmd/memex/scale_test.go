@@ -30,6 +30,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/summarize"
 	_ "modernc.org/sqlite"
 )
@@ -267,7 +268,7 @@ func extractEntries(b *testing.B, dir, path string) (n int, bodyBytes int64, dis
 		b.Fatal(err)
 	}
 	c := &captureSink{w: bufio.NewWriterSize(f, 1<<20), distinct: map[[32]byte]bool{}}
-	if _, err := ingest.Run(context.Background(), c, ingest.Options{Format: ingest.Auto, Paths: []string{dir}}); err != nil {
+	if _, err := ingest.Run(context.Background(), c, ingest.Options{Format: ingest.Auto, Paths: []string{dir}, Policy: service.Policy}); err != nil {
 		b.Fatal(err)
 	}
 	if err := c.w.Flush(); err != nil {

@@ -16,8 +16,6 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/api/web"
-	"github.com/memex-archive/memex/archive"
-	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
@@ -210,8 +208,9 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		ln.Close()
 		return err
 	}
+	svc := service.New(h, a.serviceOptions())
 	srv, err := api.New(api.Options{
-		Service: service.New(h, a.serviceOptions()), Viewer: viewer,
+		Service: svc, Viewer: viewer,
 		Memory: service.NewMemory(h, a.serviceOptions()), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
 		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
@@ -249,7 +248,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		})
 	})
 	if len(formats) > 0 {
-		wg.Go(func() { a.ingestLoop(fctx, s, formats, o.ingestEvery) })
+		wg.Go(func() { a.ingestLoop(fctx, svc, formats, o.ingestEvery) })
 	}
 	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp, viewer /)\n", a.home, addr)
 	err = srv.Serve(ctx, ln)
@@ -260,13 +259,14 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 
 // ingestLoop imports the hosts' transcripts from their default locations
 // at once and then every interval, until ctx is done. Imports are
-// incremental: a round reads only what the files gained.
-func (a *app) ingestLoop(ctx context.Context, s *archive.Store, formats []ingest.Format, every time.Duration) {
+// incremental: a round reads only what the files gained; the index
+// follows the archive (catchup.Follow).
+func (a *app) ingestLoop(ctx context.Context, svc api.Service, formats []ingest.Format, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		for _, f := range formats {
-			rep, err := service.IngestDistilled(ctx, s, ingest.Options{Format: f})
+			rep, err := svc.Ingest(ctx, api.IngestRequest{Format: string(f), NoIndex: true})
 			switch {
 			case err != nil && ctx.Err() == nil:
 				a.log.Warn("background import", "format", f, "err", err)
@@ -318,122 +318,6 @@ func dialAddr(a net.Addr) string {
 		return a.String()
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
-}
-
-// importer adapts ingest to api.Ingester.
-type importer struct {
-	s     *archive.Store
-	index func() (*index.Index, error)
-}
-
-// maxIngestWarnings is how many problems memex ingest prints as they
-// happen; the rest are counted ("more problems; see the report").
-const maxIngestWarnings = 20
-
-// ingestResult is rep with the count of entries indexed, as memex ingest
-// --json prints it and POST /v1/ingest answers it.
-func ingestResult(rep ingest.Report, indexed int) api.IngestResult {
-	return api.IngestResult{Files: rep.Files, Unchanged: rep.Unchanged, Sessions: rep.Sessions, Added: rep.Added,
-		Present: rep.Present, Skipped: rep.Skipped, Unknown: rep.Unknown, Ignored: rep.Ignored, Redacted: rep.Redacted,
-		RedactedKinds: rep.RedactedKinds, InvalidUTF8: rep.InvalidUTF8, Bytes: rep.Bytes, BodyBytes: rep.BodyBytes,
-		Commits: rep.Commits, FileErrors: rep.FileErrors, Unusable: rep.Unusable, Indexed: indexed}
-}
-
-// Ingest imports as memex ingest does, and answers the first problems met,
-// in order, as memex ingest prints them while it runs, with the count of
-// the others. Unless req.NoIndex, the entries added are indexed before it
-// answers; Indexed counts them (the server's index follows the archive,
-// so other pending entries are indexed anyway).
-func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.IngestResult, error) {
-	f, err := ingest.ParseFormat(req.Format)
-	if err != nil {
-		return api.IngestResult{}, err
-	}
-	var warnings []string
-	more := 0
-	var mu sync.Mutex
-	warn := func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(warnings) < maxIngestWarnings {
-			warnings = append(warnings, msg)
-		} else {
-			more++
-		}
-	}
-	if (!req.Since.IsZero() || req.Max != 0) && f != ingest.Git {
-		return api.IngestResult{}, fmt.Errorf("ingest: since and max apply to git only: %w", memex.ErrInvalid)
-	}
-	if req.Max < 0 {
-		return api.IngestResult{}, fmt.Errorf("ingest: max %d: want a positive number of commits: %w", req.Max, memex.ErrInvalid)
-	}
-	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, NoRedact: req.NoRedact, Full: req.Full,
-		Since: req.Since, Max: req.Max, Warn: warn}
-	refs := service.SessionsAdded(&opts)
-	rep, err := ingest.Run(ctx, im.s, opts)
-	if err != nil {
-		return api.IngestResult{}, err
-	}
-	ix, err := im.index()
-	if err != nil {
-		return api.IngestResult{}, fmt.Errorf("ingest: %w", err)
-	}
-	if _, err := service.Distill(ctx, im.s, ix, refs(), nil); err != nil {
-		return api.IngestResult{}, fmt.Errorf("ingest: %w", err)
-	}
-	res := ingestResult(rep, 0)
-	res.Warnings, res.MoreWarnings = warnings, more
-	if !req.NoIndex && rep.Added > 0 {
-		if _, err := catchup.CatchUp(ctx, im.s, ix); err != nil {
-			return api.IngestResult{}, fmt.Errorf("ingest: entries archived, indexing failed (the server retries): %w", err)
-		}
-		res.Indexed = rep.Added
-	}
-	return res, nil
-}
-
-// givenPaths remembers the relative paths memex ingest sent as absolute
-// ones, to name them in its messages as the user wrote them.
-type givenPaths []struct{ given, abs string }
-
-// absPaths resolves paths against the working directory.
-func absPaths(paths []string) ([]string, givenPaths, error) {
-	var names givenPaths
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("ingest: %s: %w", p, err)
-		}
-		out[i] = abs
-		if abs != p {
-			names = append(names, struct{ given, abs string }{p, abs})
-		}
-	}
-	return out, names, nil
-}
-
-// rename rewrites, in place, the problems of the paths given (ingest
-// says "PATH: what is wrong", PATH as it was given) to name each relative
-// path as the user wrote it, and returns the messages it changed, old to
-// new. A path given has at most one such problem, the first that names
-// it; the files found under a path are named absolutely either way.
-func (names givenPaths) rename(problems []string) map[string]string {
-	renamed := map[string]string{}
-	used := make([]bool, len(names))
-	for i, msg := range problems {
-		for j, n := range names {
-			if !used[j] && strings.HasPrefix(msg, n.abs+": ") {
-				used[j] = true
-				problems[i] = n.given + msg[len(n.abs):]
-				if _, ok := renamed[msg]; !ok {
-					renamed[msg] = problems[i]
-				}
-				break
-			}
-		}
-	}
-	return renamed
 }
 
 // printHits prints search hits as memex search does.

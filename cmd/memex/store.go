@@ -45,11 +45,10 @@ func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) 
 }
 
 // serviceOptions are the parts of the Local Service that live in cmd:
-// imports, maintenance, the checkout of a directory and the logger.
+// a reindex's progress bar, the checkout of a directory and the logger.
 func (a *app) serviceOptions() service.Options {
 	wd, _ := os.Getwd()
 	return service.Options{
-		Ingester:   func(h *home.Home) api.Ingester { return importer{h.Store, h.Index} },
 		Progress:   a.progressFunc,
 		CheckoutOf: service.CheckoutOf,
 		Dir:        wd,

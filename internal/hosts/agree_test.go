@@ -104,7 +104,7 @@ func TestHookAndTranscriptAgree(t *testing.T) {
 	compared, failures := 0, 0
 	for _, path := range files {
 		sink := &recordSink{byAlias: map[string]memex.Entry{}}
-		if _, err := ingest.Run(context.Background(), sink, ingest.Options{Format: ingest.ClaudeCode, Paths: []string{path}, SettleAfter: -1, NoRedact: true}); err != nil {
+		if _, err := ingest.Run(context.Background(), sink, ingest.Options{Format: ingest.ClaudeCode, Paths: []string{path}, SettleAfter: -1}); err != nil {
 			t.Fatal(err)
 		}
 		for _, in := range hookCalls(t, path) {

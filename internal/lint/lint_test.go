@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"summarize":         {""},
 	"archive":           {"", "summarize"},
 	"index":             {"", "summarize"},
-	"ingest":            {"", "summarize", "internal/redact", "internal/jsonerr"},
+	"ingest":            {"", "summarize", "internal/jsonerr"},
 	"deref":             {"", "summarize"},
 	"api":               {"", "deref", "memory"},
 	"api/web":           {"", "api", "deref"},

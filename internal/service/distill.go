@@ -53,9 +53,11 @@ func Distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []meme
 	return rep, nil
 }
 
-// IngestDistilled imports as opts says, then distils the sessions that
-// gained entries (their new lessons are indexed by the next catch-up).
+// IngestDistilled imports as opts says, with the write policy (Policy),
+// then distils the sessions that gained entries (their new lessons are
+// indexed by the next catch-up).
 func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options) (ingest.Report, error) {
+	opts.Policy = Policy
 	refs := SessionsAdded(&opts)
 	rep, err := ingest.Run(ctx, s, opts)
 	if err != nil {

@@ -20,12 +20,8 @@ import (
 	"github.com/memex-archive/memex/internal/redact"
 )
 
-// Options configure New. The zero value serves reads, writes and searches;
-// imports and maintenance need their parts.
+// Options configure New. The zero value serves every call.
 type Options struct {
-	// Ingester gives what serves Ingest over a home; nil answers that it
-	// is not available.
-	Ingester func(*home.Home) api.Ingester
 	// Progress, when it returns a function, is told how a reindex goes.
 	Progress func() func(done, total int)
 	// CheckoutOf gives the working tree holding a directory
@@ -40,23 +36,23 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New returns the Service over h's store and index (maintenance included),
-// with the write policy (Redacting) and the distillation of runs
-// (Distilling). It is valid until h is closed.
+// New returns the Service over h's store and index (imports and
+// maintenance included), with the write policy (Redacting) and the
+// distillation of runs (Distilling). It is valid until h is closed.
 func New(h *home.Home, o Options) api.Service {
-	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()}, Catalog: Catalog{h.Store},
+	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()},
+		Catalog: Catalog{h.Store}, Ingester: importer{h}, Maintainer: Maintainer{Home: h, Progress: o.Progress},
 		CheckoutOf: o.CheckoutOf}
-	if o.Ingester != nil {
-		l.Ingester = o.Ingester(h)
-	}
-	l.Maintainer = Maintainer{Home: h, Progress: o.Progress}
 	return Redacting(Distilling(l, h.Store, o.Logger))
 }
 
-// Redacting applies the write policy (redact.Entry: the entry's text
-// fields, attrs included, and its body) to every Add of svc that does not
-// ask for NoRedact; the stored entry's Redacted counts the replacements.
-// It is the one place a write is redacted, whatever path it came by.
+// Redacting applies the write policy (package redact's rule: the entry's
+// text fields, attrs included, and its body) to every Add and every
+// Ingest of svc that does not ask for NoRedact; the stored entry's
+// Redacted, and an import's Redacted and RedactedKinds, count the
+// replacements. It is the one place a write is redacted, whatever path
+// it came by: ingest applies the policy an import request carries
+// (api.IngestRequest.Policy), which only this sets.
 func Redacting(svc api.Service) api.Service { return redacting{svc} }
 
 type redacting struct{ api.Service }
@@ -68,6 +64,21 @@ func (r redacting) Add(ctx context.Context, req api.AddRequest) (memex.Entry, er
 		req.Body = body
 	}
 	return r.Service.Add(ctx, req)
+}
+
+func (r redacting) Ingest(ctx context.Context, req api.IngestRequest) (api.IngestResult, error) {
+	req.Policy = nil
+	if !req.NoRedact {
+		req.Policy = Policy
+	}
+	return r.Service.Ingest(ctx, req)
+}
+
+// Policy is the write policy for an entry whose body is held in memory
+// (redact.Bytes): the entry and body to store, and the replacements by
+// kind, all of which the returned entry's Redacted counts.
+func Policy(e memex.Entry, body []byte) (memex.Entry, []byte, map[string]int) {
+	return redact.Bytes(e, body)
 }
 
 // Searcher is the index as api.Index: it resolves a query's before and

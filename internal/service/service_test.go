@@ -32,13 +32,16 @@ func TestLocal(t *testing.T) { servicetest.Run(t, localService) }
 // server answering with the Local Service.
 func TestClient(t *testing.T) {
 	servicetest.Run(t, func(t *testing.T) api.Service {
-		srv, err := api.New(api.Options{Service: localService(t)})
+		// The owner's key: the server imports the test's files, wherever
+		// they are, as it does memex ingest's.
+		const key = "owner-key-0123456789"
+		srv, err := api.New(api.Options{Service: localService(t), Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ts := httptest.NewServer(srv.Handler())
 		t.Cleanup(ts.Close)
-		return &api.Client{Base: ts.URL}
+		return &api.Client{Base: ts.URL, Key: key}
 	})
 }
 

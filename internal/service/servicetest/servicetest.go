@@ -9,7 +9,10 @@ package servicetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +56,12 @@ func Run(t *testing.T, new Factory) {
 		{"ForgetUnknownSession", testForgetUnknown},
 		{"Verify", testVerify},
 		{"Reindex", testReindex},
+		{"IngestThenRead", testIngest},
+		{"IngestAgainAddsNothing", testIngestAgain},
+		{"IngestNoRedact", testIngestNoRedact},
+		{"IngestOtherContentIsDiffer", testIngestDiffer},
+		{"IngestWarningsCapped", testIngestWarningsCapped},
+		{"IngestInvalid", testIngestInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, new(t)) })
 	}
@@ -413,5 +422,155 @@ func testReindex(t *testing.T, s api.Service) {
 	hits, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10})
 	if err != nil || len(hits.Hits) != 3 {
 		t.Fatalf("search after reindex: %d hits, %v", len(hits.Hits), err)
+	}
+}
+
+// transcript writes lines as a memex jsonl file in a new directory and
+// returns its absolute path; the file's name is the default session.
+func transcript(t *testing.T, name string, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var ingestSecret = "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+
+// ingested is the suite's transcript: three entries in two sessions (one
+// named by the file), a credential, and a malformed line.
+func ingested(t *testing.T) string {
+	return transcript(t, "run1.jsonl",
+		`{"project":"p","session":"team/feature","kind":"tool","tool":"bash","input":"go test","exit":1,"key":"k1","content":"--- FAIL: TestParse nil map\n"}`,
+		`{"project":"p","session":"team/feature","kind":"note","key":"k2","content":"export GITHUB_TOKEN=`+ingestSecret+`\n"}`,
+		`{not json`,
+		`{"project":"p","kind":"note","key":"k3","content":"kept the retry loop\n"}`)
+}
+
+func ingest(t *testing.T, s api.Service, req api.IngestRequest) api.IngestResult {
+	t.Helper()
+	res, err := s.Ingest(context.Background(), req)
+	if err != nil {
+		t.Fatalf("ingest %+v: %v", req, err)
+	}
+	return res
+}
+
+// Local memex ingest was a path of its own, outside the Service: an
+// import reports, stores, redacts and indexes alike on every path.
+func testIngest(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	p := ingested(t)
+	res := ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{p}})
+	if res.Files != 1 || res.Sessions != 2 || res.Added != 3 || res.Present != 0 || res.Indexed != 3 ||
+		res.Skipped["malformed json"] != 1 || res.Redacted != 1 || res.RedactedKinds["github_token"] != 1 ||
+		res.Bytes == 0 || res.BodyBytes == 0 || len(res.FileErrors) != 0 || len(res.Unusable) != 0 {
+		t.Fatalf("ingest: %+v", res)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], p+":3: malformed json") || res.MoreWarnings != 0 {
+		t.Fatalf("ingest warnings: %q (+%d)", res.Warnings, res.MoreWarnings)
+	}
+	e, err := s.Entry(ctx, "k2", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := lines(t, s, api.LinesRequest{ID: e.ID}); strings.Contains(b, ingestSecret) || !strings.Contains(b, "[REDACTED:github_token]") || e.Redacted != 1 {
+		t.Fatalf("k2 stored as %q (redacted %d)", b, e.Redacted)
+	}
+	list, err := s.Sessions(ctx, api.SessionFilter{Project: "p"})
+	got := map[string]int{}
+	for _, si := range list {
+		got[si.Session] = si.Entries
+	}
+	if err != nil || len(list) != 2 || got["team/feature"] != 2 || got["run1"] != 1 {
+		t.Fatalf("sessions: %+v, %v", list, err)
+	}
+	hits, err := s.Search(ctx, api.Query{Text: "retry loop", Limit: 10})
+	if err != nil || len(hits.Hits) != 1 {
+		t.Fatalf("search: %+v, %v", hits.Hits, err)
+	}
+}
+
+// An import is idempotent: a file unchanged is not read again, and read
+// whole again it adds nothing.
+func testIngestAgain(t *testing.T, s api.Service) {
+	p := ingested(t)
+	ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{p}})
+	if res := ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{p}}); res.Files != 0 || res.Unchanged != 1 || res.Added != 0 {
+		t.Fatalf("again: %+v", res)
+	}
+	res := ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{p}, Full: true})
+	if res.Files != 1 || res.Added != 0 || res.Present != 3 || res.Differ != 0 {
+		t.Fatalf("again, whole: %+v", res)
+	}
+	st, err := s.Stats(context.Background())
+	if err != nil || st.Entries != 3 {
+		t.Fatalf("stats after three imports: %+v, %v", st, err)
+	}
+}
+
+func testIngestNoRedact(t *testing.T, s api.Service) {
+	res := ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{ingested(t)}, NoRedact: true})
+	e, err := s.Entry(context.Background(), "k2", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := lines(t, s, api.LinesRequest{ID: e.ID}); !strings.Contains(b, ingestSecret) || res.Redacted != 0 || e.Redacted != 0 {
+		t.Fatalf("no redact: %q, report %d, entry %d", b, res.Redacted, e.Redacted)
+	}
+}
+
+// A served import did not report the records found under a key with
+// other content (another run of the same session).
+func testIngestDiffer(t *testing.T, s api.Service) {
+	line := `{"type":"user","message":{"role":"user","content":%q},"uuid":"u-1","timestamp":"2026-11-01T10:00:00.000Z","sessionId":"s1"}`
+	ingest(t, s, api.IngestRequest{Format: "claude-code", Project: "p", Paths: []string{transcript(t, "s1.jsonl", fmt.Sprintf(line, "fix the parser"))}})
+	res := ingest(t, s, api.IngestRequest{Format: "claude-code", Project: "p", Paths: []string{transcript(t, "s1.jsonl", fmt.Sprintf(line, "fix the lexer"))}})
+	if res.Added != 0 || res.Present != 1 || res.Differ != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "other content") {
+		t.Fatalf("other content: %+v", res)
+	}
+}
+
+// The answer lists the first api.MaxIngestWarnings problems and counts
+// the others.
+func testIngestWarningsCapped(t *testing.T, s api.Service) {
+	bad := make([]string, api.MaxIngestWarnings+5)
+	for i := range bad {
+		bad[i] = fmt.Sprintf("{bad %d", i)
+	}
+	p := transcript(t, "bad.jsonl", append(bad, `{"content":"one good line"}`)...)
+	res := ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{p}})
+	if res.Added != 1 || len(res.Warnings) != api.MaxIngestWarnings || res.MoreWarnings != 5 ||
+		!strings.HasPrefix(res.Warnings[0], p+":1: ") || !strings.HasPrefix(res.Warnings[api.MaxIngestWarnings-1], fmt.Sprintf("%s:%d: ", p, api.MaxIngestWarnings)) {
+		t.Fatalf("warnings: %d (+%d): %q", len(res.Warnings), res.MoreWarnings, res.Warnings)
+	}
+	// A path that yields nothing is a problem of the answer, not an error.
+	missing := filepath.Join(t.TempDir(), "nosuch")
+	res = ingest(t, s, api.IngestRequest{Format: "jsonl", Paths: []string{missing}})
+	if res.Files != 0 || len(res.FileErrors) != 1 || !strings.HasPrefix(res.FileErrors[0], missing+": ") ||
+		len(res.Warnings) != 1 || res.Warnings[0] != res.FileErrors[0] {
+		t.Fatalf("missing path: %+v", res)
+	}
+}
+
+func testIngestInvalid(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	p := ingested(t)
+	for _, c := range []struct {
+		req  api.IngestRequest
+		what string
+	}{
+		{api.IngestRequest{Paths: []string{p}}, "format"},
+		{api.IngestRequest{Format: "nosuch", Paths: []string{p}}, "nosuch"},
+		{api.IngestRequest{Format: "jsonl", Paths: []string{p}, Max: 3}, "git"},
+		{api.IngestRequest{Format: "jsonl", Paths: []string{p}, Since: time.Now()}, "git"},
+		{api.IngestRequest{Format: "git", Paths: []string{p}, Max: -1}, "max"},
+	} {
+		_, err := s.Ingest(ctx, c.req)
+		wantKind(t, err, memex.ErrInvalid, c.what)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Entries != 0 {
+		t.Fatalf("an invalid import stored: %+v, %v", st, err)
 	}
 }

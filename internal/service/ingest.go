@@ -1,0 +1,130 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/catchup"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/memory"
+)
+
+// importer is the Ingester over a home: memex ingest, POST /v1/ingest
+// and a server's background imports all run it.
+type importer struct{ h *home.Home }
+
+// Ingest imports req's transcripts into the home's store with the write
+// policy the request carries (req.Policy: Redacting's), then distils the
+// lessons and procedures of the sessions that gained entries. Unless
+// req.NoIndex, the index is first caught up with what earlier runs left
+// pending, then fed the new entries as they are archived (on the other
+// CPU: catchup.Feeder); Indexed counts both, the lessons left out. An
+// index that cannot be opened or fed fails the call only once the
+// entries are archived. The store is synced once at the end (a home
+// opened with NoSync commits each entry without one).
+//
+// Every problem met goes to req.Warn as it happens; the result holds the
+// first api.MaxIngestWarnings of them and counts the others.
+func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.IngestResult, error) {
+	f, err := ingest.ParseFormat(req.Format)
+	if err != nil {
+		return api.IngestResult{}, err
+	}
+	if (!req.Since.IsZero() || req.Max != 0) && f != ingest.Git {
+		return api.IngestResult{}, fmt.Errorf("ingest: since and max apply to git only: %w", memex.ErrInvalid)
+	}
+	if req.Max < 0 {
+		return api.IngestResult{}, fmt.Errorf("ingest: max %d: want a positive number of commits: %w", req.Max, memex.ErrInvalid)
+	}
+	s := im.h.Store
+	var (
+		mu       sync.Mutex
+		warnings []string
+		more     int
+	)
+	opts := ingest.Options{Format: f, Paths: req.Paths, Project: req.Project, Full: req.Full, Since: req.Since, Max: req.Max,
+		Policy: req.Policy,
+		Warn: func(msg string) {
+			mu.Lock()
+			if len(warnings) < api.MaxIngestWarnings {
+				warnings = append(warnings, msg)
+			} else {
+				more++
+			}
+			mu.Unlock()
+			if req.Warn != nil {
+				req.Warn(msg)
+			}
+		}}
+	if req.Progress != nil {
+		opts.Progress = func(p ingest.Progress) { req.Progress(p.Bytes, p.TotalBytes) }
+		if f == ingest.Git {
+			opts.Progress = func(p ingest.Progress) { req.Progress(int64(p.Commits), int64(p.TotalCommits)) }
+		}
+	}
+	indexed := 0
+	var (
+		ix    *index.Index
+		feed  *catchup.Feeder
+		ixErr error
+	)
+	if !req.NoIndex {
+		if ix, ixErr = im.h.Index(); ixErr == nil {
+			var st catchup.Stats
+			if st, ixErr = catchup.CatchUp(ctx, s, ix); ixErr == nil {
+				indexed = st.Indexed
+				feed = catchup.NewFeeder(ctx, s, ix)
+				opts.Added = feed.Add
+			}
+		}
+	}
+	refs := SessionsAdded(&opts)
+	rep, err := ingest.Run(ctx, s, opts)
+	lessons := 0
+	if err == nil {
+		// Their new lessons are indexed with the rest, but Indexed counts
+		// the imported entries.
+		var (
+			dix   *index.Index
+			added func(memex.Entry, []byte)
+		)
+		if feed != nil {
+			dix, added = ix, feed.Add
+		}
+		var drep memory.UpdateReport
+		drep, err = Distill(ctx, s, dix, refs(), added)
+		lessons = drep.Added
+	}
+	if serr := s.Sync(); err == nil {
+		err = serr
+	}
+	if feed != nil {
+		st, ferr := feed.Close()
+		indexed += max(st.Indexed-lessons, 0)
+		ixErr = ferr
+	}
+	if err != nil {
+		return api.IngestResult{}, err
+	}
+	if ixErr != nil {
+		return api.IngestResult{}, fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", ixErr)
+	}
+	res := IngestResult(rep, indexed)
+	res.Warnings, res.MoreWarnings = warnings, more
+	return res, nil
+}
+
+// IngestResult is rep with the count of entries indexed, as memex ingest
+// --json prints it and POST /v1/ingest answers it.
+func IngestResult(rep ingest.Report, indexed int) api.IngestResult {
+	return api.IngestResult{Files: rep.Files, Unchanged: rep.Unchanged, Sessions: rep.Sessions, Added: rep.Added,
+		Present: rep.Present, Differ: rep.Differ, Completed: rep.Completed, Skipped: rep.Skipped, Unknown: rep.Unknown,
+		Ignored: rep.Ignored, Redacted: rep.Redacted, RedactedKinds: rep.RedactedKinds, InvalidUTF8: rep.InvalidUTF8,
+		Bytes: rep.Bytes, BodyBytes: rep.BodyBytes, Commits: rep.Commits, FileErrors: rep.FileErrors, Unusable: rep.Unusable,
+		Indexed: indexed}
+}

@@ -11,12 +11,12 @@ import (
 // rustc, tsc and eslint's stylish format have their own shapes.
 
 var (
-	reLocated    = regexp.MustCompile(`^([^\s:()]+\.[A-Za-z0-9]+):(\d+)(?::(\d+))?:\s*(.+)$`)
-	reRustDiag   = regexp.MustCompile(`^(error|warning)(?:\[(\w+)\])?: (.+)$`)
-	reRustLoc    = regexp.MustCompile(`^\s*--> ([^\s:]+:\d+)`)
-	reTSC        = regexp.MustCompile(`^(\S+?)\((\d+),(\d+)\): (error|warning) (.+)$`)
-	rePyright    = regexp.MustCompile(`^\s+(\S+?):(\d+):\d+ - (error|warning): (.+)$`)
-	reESLintLine = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}\S+)?$`)
+	reLocated    = lazyRE(`^([^\s:()]+\.[A-Za-z0-9]+):(\d+)(?::(\d+))?:\s*(.+)$`)
+	reRustDiag   = lazyRE(`^(error|warning)(?:\[(\w+)\])?: (.+)$`)
+	reRustLoc    = lazyRE(`^\s*--> ([^\s:]+:\d+)`)
+	reTSC        = lazyRE(`^(\S+?)\((\d+),(\d+)\): (error|warning) (.+)$`)
+	rePyright    = lazyRE(`^\s+(\S+?):(\d+):\d+ - (error|warning): (.+)$`)
+	reESLintLine = lazyRE(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}\S+)?$`)
 )
 
 var buildTools = map[string]bool{
@@ -49,20 +49,20 @@ func compilerOutput(d *doc) string {
 			continue
 		}
 		if strings.Contains(l, "): ") {
-			if m := reTSC.FindStringSubmatch(l); m != nil {
+			if m := reTSC().FindStringSubmatch(l); m != nil {
 				diags = append(diags, diag{m[1] + ":" + m[2], m[5], m[4] == "warning"})
 				continue
 			}
 		}
 		if (l[0] == 'e' || l[0] == 'w') && (strings.HasPrefix(l, "error") || strings.HasPrefix(l, "warning")) {
-			if m := reRustDiag.FindStringSubmatch(l); m != nil {
+			if m := reRustDiag().FindStringSubmatch(l); m != nil {
 				if strings.HasPrefix(m[3], "aborting due to") || strings.Contains(m[3], "generated ") && strings.Contains(m[3], "warning") || strings.HasPrefix(m[3], "could not compile") {
 					summary = m[3]
 					continue
 				}
 				loc := ""
 				for j := i + 1; j < len(d.lines) && j < i+4; j++ {
-					if lm := reRustLoc.FindStringSubmatch(d.lines[j]); lm != nil {
+					if lm := reRustLoc().FindStringSubmatch(d.lines[j]); lm != nil {
 						loc = lm[1]
 						break
 					}
@@ -93,10 +93,10 @@ func compilerOutput(d *doc) string {
 			if strings.Contains(l, "/") || strings.HasSuffix(l, ".js") || strings.HasSuffix(l, ".ts") {
 				eslintFile = strings.TrimSpace(l)
 			}
-		} else if m := matchIf(rePyright, l, " - "); m != nil {
+		} else if m := matchIf(rePyright(), l, " - "); m != nil {
 			diags = append(diags, diag{m[1] + ":" + m[2], m[4], m[3] == "warning"})
 		} else if eslintFile != "" {
-			if m := matchIf(reESLintLine, l, "  "); m != nil && (strings.Contains(l, "error") || strings.Contains(l, "warning")) {
+			if m := matchIf(reESLintLine(), l, "  "); m != nil && (strings.Contains(l, "error") || strings.Contains(l, "warning")) {
 				diags = append(diags, diag{eslintFile + ":" + m[1], m[4], m[3] == "warning"})
 			}
 		}
@@ -155,7 +155,7 @@ func compilerOutput(d *doc) string {
 func matchLocated(l string) []string {
 	for i := 0; i+1 < len(l); i++ {
 		if l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9' {
-			return reLocated.FindStringSubmatch(l)
+			return reLocated().FindStringSubmatch(l)
 		}
 		if l[i] == ' ' {
 			return nil

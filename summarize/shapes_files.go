@@ -19,7 +19,7 @@ func diffOrEdit(d *doc) string {
 	}
 	if first := d.firstStage(); programOf(first) == "edit" && len(d.lines) > 0 {
 		// SWE-agent's "edit A:B" prints the edited file's header.
-		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
+		if m := reSWEFile().FindStringSubmatch(d.lines[0]); m != nil {
 			s := "edited " + m[1]
 			if len(first) > 1 {
 				s += " lines " + strings.Replace(first[1], ":", "-", 1)
@@ -149,7 +149,7 @@ func listSome(items []string, n int) string {
 // found in file.</tool_use_error>").
 const toolUseError = "<tool_use_error>"
 
-var reEditTarget = regexp.MustCompile(`(?:The file (\S+) has been (?:updated|edited)|File created successfully at: (\S+)|Applied (\d+) edits? to (\S+?):|has been (?:created|written|overwritten)[^/]*(\S+))`)
+var reEditTarget = lazyRE(`(?:The file (\S+) has been (?:updated|edited)|File created successfully at: (\S+)|Applied (\d+) edits? to (\S+?):|has been (?:created|written|overwritten)[^/]*(\S+))`)
 
 func editResult(d *doc) string {
 	verb := "edited"
@@ -169,7 +169,7 @@ func editResult(d *doc) string {
 	}
 	file := d.file
 	out := d.text
-	if m := reEditTarget.FindStringSubmatch(out); m != nil {
+	if m := reEditTarget().FindStringSubmatch(out); m != nil {
 		switch {
 		case m[1] != "":
 			file = m[1]
@@ -194,7 +194,7 @@ func editResult(d *doc) string {
 	}
 	low := strings.ToLower(out)
 	if strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "not found") {
-		if l := firstLine([]byte(out)); l != "" && !reEditTarget.MatchString(l) {
+		if l := firstLine([]byte(out)); l != "" && !reEditTarget().MatchString(l) {
 			s += "; " + l
 		}
 	}
@@ -217,9 +217,9 @@ var readers = map[string]bool{"cat": true, "nl": true, "head": true, "tail": tru
 	"open": true, "goto": true, "scroll_down": true, "scroll_up": true}
 
 // reSWEFile is the header SWE-agent's viewer and editor print.
-var reSWEFile = regexp.MustCompile(`^\[File: (\S+) \((\d+) lines total\)\]`)
+var reSWEFile = lazyRE(`^\[File: (\S+) \((\d+) lines total\)\]`)
 
-var reSedRange = regexp.MustCompile(`^'?(\d+)(?:,(\d+))?p'?$`)
+var reSedRange = lazyRE(`^'?(\d+)(?:,(\d+))?p'?$`)
 
 func fileRead(d *doc) string {
 	file := ""
@@ -237,7 +237,7 @@ func fileRead(d *doc) string {
 			return ""
 		}
 		file = lastArg(first)
-		if m := reSWEFile.FindStringSubmatch(d.lines[0]); m != nil {
+		if m := reSWEFile().FindStringSubmatch(d.lines[0]); m != nil {
 			file = m[1]
 			s := "read " + file + ": " + m[2] + " lines"
 			if lang := language(file); lang != "" {
@@ -302,14 +302,14 @@ func language(file string) string {
 }
 
 var (
-	reSymPy   = regexp.MustCompile(`^(?:async\s+)?(?:def|class)\s+(\w+)`)
-	reSymGo   = regexp.MustCompile(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+))`)
-	reSymJS   = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=|interface\s+(\w+)|type\s+(\w+)\s*=)`)
-	reSymRust = regexp.MustCompile(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:fn|struct|enum|trait|mod|type)\s+(\w+)`)
-	reSymJava = regexp.MustCompile(`^(?:public\s+|private\s+|protected\s+)?(?:abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record|object)\s+(\w+)`)
-	reSymRuby = regexp.MustCompile(`^(?:class|module|def)\s+([\w.:]+)`)
-	reSymC    = regexp.MustCompile(`^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\([^;]*$`)
-	reSymMD   = regexp.MustCompile(`^#{1,2}\s+(.+)`)
+	reSymPy   = lazyRE(`^(?:async\s+)?(?:def|class)\s+(\w+)`)
+	reSymGo   = lazyRE(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+))`)
+	reSymJS   = lazyRE(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=|interface\s+(\w+)|type\s+(\w+)\s*=)`)
+	reSymRust = lazyRE(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:fn|struct|enum|trait|mod|type)\s+(\w+)`)
+	reSymJava = lazyRE(`^(?:public\s+|private\s+|protected\s+)?(?:abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record|object)\s+(\w+)`)
+	reSymRuby = lazyRE(`^(?:class|module|def)\s+([\w.:]+)`)
+	reSymC    = lazyRE(`^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\([^;]*$`)
+	reSymMD   = lazyRE(`^#{1,2}\s+(.+)`)
 )
 
 // symbols lists the top-level definitions in a file read, in order. Line
@@ -319,21 +319,21 @@ func symbols(lines []string, lang string) []string {
 	var re *regexp.Regexp
 	switch lang {
 	case "Python":
-		re = reSymPy
+		re = reSymPy()
 	case "Go":
-		re = reSymGo
+		re = reSymGo()
 	case "JavaScript", "TypeScript", "Vue", "Svelte":
-		re = reSymJS
+		re = reSymJS()
 	case "Rust":
-		re = reSymRust
+		re = reSymRust()
 	case "Java", "Kotlin", "Scala", "C#":
-		re = reSymJava
+		re = reSymJava()
 	case "Ruby":
-		re = reSymRuby
+		re = reSymRuby()
 	case "C", "C++":
-		re = reSymC
+		re = reSymC()
 	case "Markdown":
-		re = reSymMD
+		re = reSymMD()
 	default:
 		return nil
 	}
@@ -542,7 +542,7 @@ func readRange(words []string) string {
 		}
 		switch prog {
 		case "sed":
-			if m := reSedRange.FindStringSubmatch(w); m != nil {
+			if m := reSedRange().FindStringSubmatch(w); m != nil {
 				if m[2] == "" {
 					return "line " + m[1]
 				}

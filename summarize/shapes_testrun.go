@@ -2,7 +2,6 @@ package summarize
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -13,23 +12,23 @@ import (
 // in a script or make target is still recognised.
 
 var (
-	rePytestCounts = regexp.MustCompile(`((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun|expected to fail|exceptions?|unexpected passe?s?)(?:, )?)+),? in [\d.]+ ?s`)
-	reUnittestRan  = regexp.MustCompile(`^Ran (\d+) tests? in `)
-	reUnittestHdr  = regexp.MustCompile(`^(FAIL|ERROR): (\S+)(?: \((.*)\))?`)
-	reGoFail       = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
-	reGoLoc        = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)`)
-	reCargoResult  = regexp.MustCompile(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	reJestTests    = regexp.MustCompile(`^Tests:\s+(.*?),?\s*(\d+) total`)
-	reVitestTests  = regexp.MustCompile(`^\s*Tests\s+(.*?)\s*\((\d+)\)\s*$`)
-	reMvnTests     = regexp.MustCompile(`Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?`)
-	reMvnFailure   = regexp.MustCompile(`^\[ERROR\] (\S+)\s+(?:Time elapsed.*)?<<< (?:FAILURE|ERROR)!`)
-	reGradleFailed = regexp.MustCompile(`^(\S+) > (.+) FAILED$`)
-	reGradleCounts = regexp.MustCompile(`(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?`)
-	reJUnitSuite   = regexp.MustCompile(`<testsuites?\b[^>]*?\btests="(\d+)"[^>]*>`)
-	reXMLAttr      = regexp.MustCompile(`\b(failures|errors|skipped)="(\d+)"`)
-	reJUnitCase    = regexp.MustCompile(`<testcase\b[^>]*\bname="([^"]*)"`)
-	reJUnitFail    = regexp.MustCompile(`<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"`)
-	reAnsi         = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	rePytestCounts = lazyRE(`((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun|expected to fail|exceptions?|unexpected passe?s?)(?:, )?)+),? in [\d.]+ ?s`)
+	reUnittestRan  = lazyRE(`^Ran (\d+) tests? in `)
+	reUnittestHdr  = lazyRE(`^(FAIL|ERROR): (\S+)(?: \((.*)\))?`)
+	reGoFail       = lazyRE(`^\s*--- FAIL: (\S+)`)
+	reGoLoc        = lazyRE(`^\s+\S+\.go:\d+: (.*)`)
+	reCargoResult  = lazyRE(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	reJestTests    = lazyRE(`^Tests:\s+(.*?),?\s*(\d+) total`)
+	reVitestTests  = lazyRE(`^\s*Tests\s+(.*?)\s*\((\d+)\)\s*$`)
+	reMvnTests     = lazyRE(`Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?`)
+	reMvnFailure   = lazyRE(`^\[ERROR\] (\S+)\s+(?:Time elapsed.*)?<<< (?:FAILURE|ERROR)!`)
+	reGradleFailed = lazyRE(`^(\S+) > (.+) FAILED$`)
+	reGradleCounts = lazyRE(`(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?`)
+	reJUnitSuite   = lazyRE(`<testsuites?\b[^>]*?\btests="(\d+)"[^>]*>`)
+	reXMLAttr      = lazyRE(`\b(failures|errors|skipped)="(\d+)"`)
+	reJUnitCase    = lazyRE(`<testcase\b[^>]*\bname="([^"]*)"`)
+	reJUnitFail    = lazyRE(`<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"`)
+	reAnsi         = lazyRE("\x1b\\[[0-9;]*[A-Za-z]")
 )
 
 type testResult struct {
@@ -267,7 +266,7 @@ func unittestRun(d *doc) (testResult, bool) {
 		if !strings.HasPrefix(l, "FAIL: ") && !strings.HasPrefix(l, "ERROR: ") {
 			continue
 		}
-		m := reUnittestHdr.FindStringSubmatch(l)
+		m := reUnittestHdr().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -388,7 +387,7 @@ func stripAnsi(s string) string {
 	if strings.IndexByte(s, 0x1b) < 0 {
 		return s
 	}
-	return reAnsi.ReplaceAllString(s, "")
+	return reAnsi().ReplaceAllString(s, "")
 }
 
 func mavenRun(d *doc) (testResult, bool) {
@@ -408,7 +407,7 @@ func mavenRun(d *doc) (testResult, bool) {
 		if !strings.HasPrefix(l, "[ERROR] ") || !strings.Contains(l, "<<< ") {
 			continue
 		}
-		if m := reMvnFailure.FindStringSubmatch(l); m != nil {
+		if m := reMvnFailure().FindStringSubmatch(l); m != nil {
 			r.first = m[1]
 			if i+1 < len(d.lines) {
 				r.msg = strings.TrimSpace(d.lines[i+1])
@@ -429,7 +428,7 @@ func gradleRun(d *doc) (testResult, bool) {
 		if !strings.HasSuffix(l, " FAILED") {
 			continue
 		}
-		if m := reGradleFailed.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := reGradleFailed().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			r.first = lastDot(m[1]) + " > " + m[2]
 			if i+1 < len(d.lines) {
 				r.msg = strings.TrimSpace(d.lines[i+1])
@@ -453,13 +452,13 @@ func junitXML(d *doc) (testResult, bool) {
 	if i < 0 {
 		return r, false
 	}
-	m := reJUnitSuite.FindStringSubmatch(d.text[i:])
+	m := reJUnitSuite().FindStringSubmatch(d.text[i:])
 	if m == nil {
 		return r, false
 	}
 	r.runner = "junit"
 	r.counts = m[1] + " tests"
-	for _, a := range reXMLAttr.FindAllStringSubmatch(m[0], -1) {
+	for _, a := range reXMLAttr().FindAllStringSubmatch(m[0], -1) {
 		r.counts += ", " + a[2] + " " + a[1]
 	}
 	f := strings.Index(d.text, "<failure")
@@ -467,10 +466,10 @@ func junitXML(d *doc) (testResult, bool) {
 		f = strings.Index(d.text, "<error")
 	}
 	if f >= 0 {
-		if cs := reJUnitCase.FindAllStringSubmatch(d.text[:f], -1); len(cs) > 0 {
+		if cs := reJUnitCase().FindAllStringSubmatch(d.text[:f], -1); len(cs) > 0 {
 			r.first = xmlUnescape(cs[len(cs)-1][1])
 		}
-		if fm := reJUnitFail.FindStringSubmatch(d.text[f:]); fm != nil {
+		if fm := reJUnitFail().FindStringSubmatch(d.text[f:]); fm != nil {
 			r.msg = xmlUnescape(fm[1])
 		}
 	}

@@ -1,14 +1,13 @@
 package summarize
 
 import (
-	"regexp"
 	"strings"
 )
 
 // Summaries of prose: web fetches (URL and page title) and reasoning,
 // messages and notes (their first sentence).
 
-var reTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var reTitle = lazyRE(`(?is)<title[^>]*>(.*?)</title>`)
 
 var fetchers = map[string]bool{"curl": true, "wget": true, "http": true, "xh": true}
 
@@ -33,7 +32,7 @@ func webFetch(d *doc) string {
 	}
 	body := d.text
 	title := ""
-	if m := reTitle.FindStringSubmatch(body); m != nil {
+	if m := reTitle().FindStringSubmatch(body); m != nil {
 		title = oneLine(m[1])
 	} else {
 		for _, l := range strings.Split(body, "\n") {

@@ -1,7 +1,6 @@
 package summarize
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -11,14 +10,14 @@ import (
 // the fix goes.
 
 var (
-	rePyFrame    = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?`)
-	rePyExc      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Iteration|Timeout|NotFound|Denied|Invalid))(?::\s*(.*))?$`)
-	rePyExcLoose = regexp.MustCompile(`^([A-Za-z_][\w.]*[A-Za-z])(?::\s+(.+))?$`)
-	reGoFrameLoc = regexp.MustCompile(`^\t(\S+\.go):(\d+)`)
-	reJavaExc    = regexp.MustCompile(`^(?:Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error|Throwable|Failure)[\w$]*)(?::\s*(.*))?$`)
-	reJavaFrame  = regexp.MustCompile(`^\s+at ([\w$.<>/]+)\(([^)]*)\)`)
-	reJSExc      = regexp.MustCompile(`^(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?::\s*(.*))?$`)
-	reJSFrame    = regexp.MustCompile(`^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$`)
+	rePyFrame    = lazyRE(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?`)
+	rePyExc      = lazyRE(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Iteration|Timeout|NotFound|Denied|Invalid))(?::\s*(.*))?$`)
+	rePyExcLoose = lazyRE(`^([A-Za-z_][\w.]*[A-Za-z])(?::\s+(.+))?$`)
+	reGoFrameLoc = lazyRE(`^\t(\S+\.go):(\d+)`)
+	reJavaExc    = lazyRE(`^(?:Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error|Throwable|Failure)[\w$]*)(?::\s*(.*))?$`)
+	reJavaFrame  = lazyRE(`^\s+at ([\w$.<>/]+)\(([^)]*)\)`)
+	reJSExc      = lazyRE(`^(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?::\s*(.*))?$`)
+	reJSFrame    = lazyRE(`^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$`)
 )
 
 func stackTrace(d *doc) string {
@@ -73,7 +72,7 @@ func pythonException(lines []string) (exc, at string) {
 	lastFrame := start
 	for i := start + 1; i < len(lines); i++ {
 		l := lines[i]
-		if m := matchIf(rePyFrame, l, `File "`); m != nil {
+		if m := matchIf(rePyFrame(), l, `File "`); m != nil {
 			loc := m[1] + ":" + m[2]
 			if m[3] != "" {
 				loc += " in " + strings.TrimSpace(m[3])
@@ -99,11 +98,11 @@ func pythonException(lines []string) (exc, at string) {
 			continue
 		}
 		l = strings.TrimRight(l, " \r")
-		if rePyExc.MatchString(l) {
+		if rePyExc().MatchString(l) {
 			exc = l
 			break
 		}
-		if exc == "" && len(frames) > 0 && rePyExcLoose.MatchString(l) && !strings.HasPrefix(l, "During handling") && !strings.HasPrefix(l, "The above exception") {
+		if exc == "" && len(frames) > 0 && rePyExcLoose().MatchString(l) && !strings.HasPrefix(l, "During handling") && !strings.HasPrefix(l, "The above exception") {
 			exc = l
 			break
 		}
@@ -165,7 +164,7 @@ func goPanic(lines []string) string {
 		var frames []string
 		fn := ""
 		for _, n := range lines[i+1:] {
-			if m := reGoFrameLoc.FindStringSubmatch(n); m != nil {
+			if m := reGoFrameLoc().FindStringSubmatch(n); m != nil {
 				frames = append(frames, m[1]+":"+m[2]+" in "+fn)
 				continue
 			}
@@ -225,8 +224,8 @@ func javaException(lines []string) string {
 		if !strings.Contains(l, "Exception") && !strings.Contains(l, "Error") && !strings.Contains(l, "Throwable") {
 			continue
 		}
-		m := reJavaExc.FindStringSubmatch(strings.TrimSpace(l))
-		if m == nil || i+1 >= len(lines) || !reJavaFrame.MatchString(lines[i+1]) {
+		m := reJavaExc().FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil || i+1 >= len(lines) || !reJavaFrame().MatchString(lines[i+1]) {
 			continue
 		}
 		exc := lastDot(m[1])
@@ -235,7 +234,7 @@ func javaException(lines []string) string {
 		}
 		var own string
 		for _, n := range lines[i+1:] {
-			fm := reJavaFrame.FindStringSubmatch(n)
+			fm := reJavaFrame().FindStringSubmatch(n)
 			if fm == nil {
 				break
 			}
@@ -244,7 +243,7 @@ func javaException(lines []string) string {
 			}
 		}
 		if own == "" {
-			if fm := reJavaFrame.FindStringSubmatch(lines[i+1]); fm != nil {
+			if fm := reJavaFrame().FindStringSubmatch(lines[i+1]); fm != nil {
 				own = fm[2] + " in " + javaMethod(fm[1])
 			}
 		}
@@ -252,7 +251,7 @@ func javaException(lines []string) string {
 		// A root cause further down says more than the wrapper.
 		for _, n := range lines[i+1:] {
 			if strings.HasPrefix(n, "Caused by: ") {
-				if cm := reJavaExc.FindStringSubmatch(n); cm != nil {
+				if cm := reJavaExc().FindStringSubmatch(n); cm != nil {
 					s += "; caused by " + lastDot(cm[1])
 					if cm[2] != "" {
 						s += ": " + cm[2]
@@ -289,13 +288,13 @@ func jsError(lines []string) string {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		m := reJSExc.FindStringSubmatch(t)
+		m := reJSExc().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}
 		var own, first string
 		for _, n := range lines[i+1:] {
-			fm := reJSFrame.FindStringSubmatch(n)
+			fm := reJSFrame().FindStringSubmatch(n)
 			if fm == nil {
 				break
 			}

@@ -163,7 +163,7 @@ func (t *Tally) line(b []byte) {
 func (t *Tally) goLine(l string) {
 	if t.goAwait {
 		switch {
-		case reGoLoc.MatchString(l):
+		case reGoLoc().MatchString(l):
 			t.goMsg, t.goAwait = strings.TrimSpace(l), false
 			return
 		case strings.Contains(l, "--- ") || !strings.HasPrefix(l, " "):
@@ -173,14 +173,14 @@ func (t *Tally) goLine(l string) {
 	switch {
 	case strings.HasPrefix(l, "=== RUN"):
 		t.goLoc, t.goRun = "", true
-	case t.goLoc == "" && strings.HasPrefix(l, " ") && strings.Contains(l, ".go:") && reGoLoc.MatchString(l):
+	case t.goLoc == "" && strings.HasPrefix(l, " ") && strings.Contains(l, ".go:") && reGoLoc().MatchString(l):
 		// go test -v prints a test's messages before its --- FAIL line.
 		t.goLoc = strings.TrimSpace(l)
 	case strings.HasPrefix(strings.TrimSpace(l), "--- PASS"):
 		t.goPass++
 		t.goSeen = true
 	case strings.Contains(l, "--- FAIL: "):
-		m := reGoFail.FindStringSubmatch(l)
+		m := reGoFail().FindStringSubmatch(l)
 		if m == nil {
 			return
 		}
@@ -214,7 +214,7 @@ var pytestVerdicts = []struct {
 
 func (t *Tally) pytestLine(l string) {
 	if strings.Contains(l, " in ") && (strings.Contains(l, "passed") || strings.Contains(l, "failed") || strings.Contains(l, "error") || strings.Contains(l, "exception") || strings.Contains(l, "skipped")) {
-		if m := rePytestCounts.FindStringSubmatch(l); m != nil {
+		if m := rePytestCounts().FindStringSubmatch(l); m != nil {
 			t.pyCounts = strings.TrimSuffix(strings.TrimSpace(m[1]), ",")
 		}
 	}
@@ -248,14 +248,14 @@ func (t *Tally) pytestVerbose(l string) {
 func (t *Tally) otherRunners(l string) {
 	switch {
 	case strings.HasPrefix(l, "test result: "):
-		if m := reCargoResult.FindStringSubmatch(l); m != nil {
+		if m := reCargoResult().FindStringSubmatch(l); m != nil {
 			t.cargoN++
 			t.cargoPass += atoi(m[2])
 			t.cargoFail += atoi(m[3])
 			t.cargoIgn += atoi(m[4])
 		}
 	case strings.HasPrefix(l, "Ran "):
-		if m := reUnittestRan.FindStringSubmatch(l); m != nil {
+		if m := reUnittestRan().FindStringSubmatch(l); m != nil {
 			t.ranN, t.ranOutcome, t.awaitResult = m[1], "", true
 			return
 		}
@@ -268,7 +268,7 @@ func (t *Tally) otherRunners(l string) {
 		}
 	}
 	if strings.Contains(l, "Tests run: ") {
-		if m := reMvnTests.FindStringSubmatch(l); m != nil && !strings.Contains(l, " - in ") && !strings.Contains(l, "Time elapsed") {
+		if m := reMvnTests().FindStringSubmatch(l); m != nil && !strings.Contains(l, " - in ") && !strings.Contains(l, "Time elapsed") {
 			t.mvnLast = "Tests run: " + m[1] + ", Failures: " + m[2] + ", Errors: " + m[3]
 			if m[4] != "" {
 				t.mvnLast += ", Skipped: " + m[4]
@@ -278,16 +278,16 @@ func (t *Tally) otherRunners(l string) {
 		}
 	}
 	if strings.Contains(l, " completed, ") {
-		if m := reGradleCounts.FindStringSubmatch(l); m != nil {
+		if m := reGradleCounts().FindStringSubmatch(l); m != nil {
 			t.gradleCounts = m[0]
 		}
 	}
 	if strings.HasPrefix(l, "Tests:") {
-		if m := reJestTests.FindStringSubmatch(l); m != nil {
+		if m := reJestTests().FindStringSubmatch(l); m != nil {
 			t.jsRunner, t.jsCounts = "jest", strings.TrimSuffix(m[1], ",")+" of "+m[2]
 		}
 	} else if strings.HasPrefix(strings.TrimSpace(l), "Tests ") && strings.Contains(l, "(") {
-		if m := reVitestTests.FindStringSubmatch(l); m != nil && (strings.Contains(m[1], "passed") || strings.Contains(m[1], "failed")) {
+		if m := reVitestTests().FindStringSubmatch(l); m != nil && (strings.Contains(m[1], "passed") || strings.Contains(m[1], "failed")) {
 			t.jsRunner, t.jsCounts = "vitest", strings.ReplaceAll(m[1], " | ", ", ")+" of "+m[2]
 		}
 	}

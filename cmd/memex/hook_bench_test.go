@@ -37,7 +37,11 @@ func hookProcess(b *testing.B, home string, payload []byte) time.Duration {
 
 // hookProcessCPU runs one hook process and returns its wall and CPU time.
 func hookProcessCPU(b *testing.B, home string, payload []byte) (time.Duration, time.Duration) {
-	cmd := exec.Command(memexBin, "--home", home, "hook", "claude-code", "PostToolUse")
+	return hookProcessCPUOf(b, memexBin, home, payload)
+}
+
+func hookProcessCPUOf(b *testing.B, bin, home string, payload []byte) (time.Duration, time.Duration) {
+	cmd := exec.Command(bin, "--home", home, "hook", "claude-code", "PostToolUse")
 	cmd.Stdin = bytes.NewReader(payload)
 	t0 := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -98,37 +102,73 @@ func BenchmarkHookCLI(b *testing.B) {
 // exits: an exited hook has acknowledged its entry (archived or spooled).
 // Then it checks that none is lost: all 100 are in the store once what
 // was spooled is drained.
+//
+// MEMEX_BENCH_BASELINE names another memex binary (say, one built from
+// main) to run beside this build, alternately in each iteration, so that
+// both figures come from the same moment of a shared machine.
 func BenchmarkConcurrentHooks(b *testing.B) {
-	const hooks = 100
-	for i := 0; i < b.N; i++ {
-		home := b.TempDir()
-		var wg sync.WaitGroup
-		lat, cpu := make([]time.Duration, hooks), make([]time.Duration, hooks)
-		t0 := time.Now()
-		for h := 0; h < hooks; h++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				lat[h], cpu[h] = hookProcessCPU(b, home, hookPayload(home, h))
-			}()
-		}
-		wg.Wait()
-		took := time.Since(t0)
-		var cpuSum time.Duration
-		for _, c := range cpu {
-			cpuSum += c
-		}
-		load, _ := os.ReadFile("/proc/loadavg")
-		spooled, _ := os.ReadDir(home + "/spool")
-		n := countEntries(b, home)
-		fmt.Printf("\n%d concurrent hooks: all acknowledged in %v (%.0f entries/s), p50 %v, p99 %v, %.2f CPU-s in all (%.1f ms each); %d spool files left; %d entries after the drain; load %s",
-			hooks, took.Round(time.Millisecond), hooks/took.Seconds(), percentileOf(lat, 0.5).Round(time.Millisecond),
-			percentileOf(lat, 0.99).Round(time.Millisecond), cpuSum.Seconds(), cpuSum.Seconds()*1000/hooks, len(spooled), n, load)
-		if n != hooks {
-			b.Fatalf("%d of %d entries archived", n, hooks)
-		}
-		b.ReportMetric(hooks/took.Seconds(), "entries/s")
+	bins := []struct{ name, path string }{{"this build", memexBin}}
+	if base := os.Getenv("MEMEX_BENCH_BASELINE"); base != "" {
+		bins = append([]struct{ name, path string }{{"baseline", base}}, bins...)
 	}
+	rates := map[string][]float64{}
+	for i := 0; i < b.N; i++ {
+		for _, bin := range bins {
+			rate := concurrentHooks(b, bin.path)
+			fmt.Printf(" (%s)", bin.name)
+			rates[bin.name] = append(rates[bin.name], rate)
+		}
+	}
+	fmt.Println()
+	for _, bin := range bins {
+		fmt.Printf("%s: entries/s %.0f\n", bin.name, rates[bin.name])
+	}
+	b.ReportMetric(mean(rates["this build"]), "entries/s")
+	if len(bins) > 1 {
+		b.ReportMetric(mean(rates["baseline"]), "baseline-entries/s")
+	}
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(max(1, len(v)))
+}
+
+// concurrentHooks runs 100 hooks of bin at once into a new home and
+// returns the entries acknowledged per second; it fails b when one is
+// lost.
+func concurrentHooks(b *testing.B, bin string) float64 {
+	const hooks = 100
+	home := b.TempDir()
+	var wg sync.WaitGroup
+	lat, cpu := make([]time.Duration, hooks), make([]time.Duration, hooks)
+	t0 := time.Now()
+	for h := 0; h < hooks; h++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat[h], cpu[h] = hookProcessCPUOf(b, bin, home, hookPayload(home, h))
+		}()
+	}
+	wg.Wait()
+	took := time.Since(t0)
+	var cpuSum time.Duration
+	for _, c := range cpu {
+		cpuSum += c
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	spooled, _ := os.ReadDir(home + "/spool")
+	n := countEntries(b, home)
+	fmt.Printf("\n%d concurrent hooks: all acknowledged in %v (%.0f entries/s), p50 %v, p99 %v, %.2f CPU-s in all (%.1f ms each); %d spool files left; %d entries after the drain; load %s",
+		hooks, took.Round(time.Millisecond), hooks/took.Seconds(), percentileOf(lat, 0.5).Round(time.Millisecond),
+		percentileOf(lat, 0.99).Round(time.Millisecond), cpuSum.Seconds(), cpuSum.Seconds()*1000/hooks, len(spooled), n, strings.TrimSpace(string(load)))
+	if n != hooks {
+		b.Fatalf("%s: %d of %d entries archived", bin, n, hooks)
+	}
+	return hooks / took.Seconds()
 }
 
 // BenchmarkAddPhases splits what one hook or `memex add` of a 1 KB entry

@@ -32,8 +32,10 @@
 //	                                    the bytes are not valid UTF-8 (streamed;
 //	                                    &indent=N indents it by N spaces)
 //	POST /v1/deref                      {"refs":[...],"budget":N,"query":"","project":"",
-//	                                    "checkout":DIR} -> the deref contract's
-//	                                    JSON plus "text"
+//	                                    "checkout":DIR,"base64":false} -> the
+//	                                    deref contract's JSON plus "text";
+//	                                    "base64":true reads a binary entry as
+//	                                    base64 within the budget, not a note
 //	GET  /v1/search?q=...               limit project session agent kind tool
 //	                                    before after (IDs or aliases)
 //	GET  /v1/context                    session project budget before checkout

@@ -89,7 +89,7 @@ func (l *Local) Deref(ctx context.Context, req DerefRequest) (DerefResult, error
 		return DerefResult{}, fmt.Errorf("deref: budget %d: %w", req.Budget, memex.ErrInvalid)
 	}
 	res, err := l.reader().Deref(ctx, req.Refs, deref.Options{Budget: req.Budget, Query: req.Query,
-		Project: req.Project, Checkout: l.checkout(req.Checkout)})
+		Project: req.Project, Checkout: l.checkout(req.Checkout), Base64: req.Base64})
 	if err != nil {
 		return DerefResult{}, err
 	}

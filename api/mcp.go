@@ -34,6 +34,7 @@ type readInput struct {
 	Budget  int      `json:"budget,omitempty" jsonschema:"most tokens to return for all entries together; default 2000, at most 20000"`
 	Query   string   `json:"query,omitempty" jsonschema:"words whose lines to show first when an entry does not fit the budget"`
 	Project string   `json:"project,omitempty" jsonschema:"narrows an alias that names entries in several projects"`
+	Base64  bool     `json:"base64,omitempty" jsonschema:"give an entry that is binary (not valid UTF-8) as the base64 of its bytes within the budget, instead of a note"`
 }
 
 type block struct {
@@ -75,7 +76,7 @@ func (s *Server) mcpServer() *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions})
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_search", Description: `Search the memex archive of past tool outputs, messages and notes (this session, earlier sessions, other agents). Returns hits with their IDs, one-line summaries, a short exact snippet and the token cost of reading each in full. Follow up with memex_read on the IDs you need.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolSearch)
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_read", Description: `Read archived entries by ID or alias: the exact bytes as they were archived, never a paraphrase. When the entries do not fit the budget, you get exact windows (lines matching the query, error lines, head and tail) with markers saying which lines were left out and how to get them.`,
+	mcp.AddTool(srv, &mcp.Tool{Name: "memex_read", Description: `Read archived entries by ID or alias: the exact bytes as they were archived, never a paraphrase. When the entries do not fit the budget, you get exact windows (lines matching the query, error lines, head and tail) with markers saying which lines were left out and how to get them. A binary entry (not valid UTF-8) reads as a note, or with base64 as the base64 of its bytes from the start, cut to the budget with a marker of the bytes left out.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolRead)
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_compress", Description: `Archive what you want to drop from your context and keep its index: your summary (a note) plus blocks, each either given as content or located verbatim in this session's archived transcript by a start, a middle and an end anchor. Returns the ID and alias of every block; cite them in your summary and read them back later with memex_read.`}, s.toolCompress)
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_context", Description: `The IndexedSummary of this session (or of a project across sessions and agents): one line per archived entry with its ID, what ran and how it ended, within a token budget. Use it after a compaction or at the start of work to see what is archived and read details with memex_read.`,
@@ -215,7 +216,7 @@ func (s *Server) toolRead(ctx context.Context, _ *mcp.CallToolRequest, in readIn
 	if err != nil {
 		return nil, nil, fmt.Errorf("memex_read: %w", err)
 	}
-	res, err := s.svc.Deref(ctx, DerefRequest{Refs: in.IDs, Budget: budget, Query: in.Query, Project: in.Project, Checkout: s.ownDir()})
+	res, err := s.svc.Deref(ctx, DerefRequest{Refs: in.IDs, Budget: budget, Query: in.Query, Project: in.Project, Checkout: s.ownDir(), Base64: in.Base64})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -206,5 +207,31 @@ func TestMCPBudgetRule(t *testing.T) {
 	text, isErr := call(t, cs, "memex_read", map[string]any{"ids": []string{e.ID.String()}})
 	if n := summarize.CountString(text); isErr || n > deref.DefaultBudget || n < deref.DefaultBudget/2 {
 		t.Errorf("memex_read with no budget: %d tokens, isError %v; want at most the default %d", n, isErr, deref.DefaultBudget)
+	}
+}
+
+// TestMCPReadBinary: memex_read gives a binary entry as a note, and as
+// base64 within the budget when asked, never as raw bytes.
+func TestMCPReadBinary(t *testing.T) {
+	s, st := newTestServer(t, "", Options{})
+	body := "\x7fELF\x00\xff" + strings.Repeat("\x00\x01\x02\x03", 2000)
+	e := mustAdd(t, st, memex.Entry{Tool: "cat"}, body)
+	cs := connectMCP(t, s)
+	text, isErr := call(t, cs, "memex_read", map[string]any{"ids": []string{e.ID.String()}, "budget": 300})
+	if isErr || !strings.Contains(text, "binary content (8,006 bytes) not shown") || strings.Contains(text, "\x00") {
+		t.Fatalf("memex_read of binary: isError %v, %q", isErr, text)
+	}
+	text, isErr = call(t, cs, "memex_read", map[string]any{"ids": []string{e.ID.String()}, "budget": 300, "base64": true})
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if isErr || len(lines) < 3 || !strings.HasSuffix(lines[0], "base64 of 8,006 bytes") ||
+		!strings.Contains(lines[len(lines)-1], "of 8,006 not shown; memex show "+e.ID.String()+" > FILE saves all]") {
+		t.Fatalf("memex_read base64: isError %v, %q", isErr, text)
+	}
+	got, err := base64.StdEncoding.DecodeString(strings.Join(lines[1:len(lines)-1], ""))
+	if err != nil || len(got) == 0 || !strings.HasPrefix(body, string(got)) {
+		t.Fatalf("memex_read base64 lines do not decode to the entry's start: %v, %q", err, text)
+	}
+	if n := summarize.CountString(text); n > 300 {
+		t.Fatalf("memex_read base64: %d tokens over the budget of 300", n)
 	}
 }

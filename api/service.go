@@ -97,6 +97,9 @@ type DerefRequest struct {
 	Query    string   `json:"query"`
 	Project  string   `json:"project"`
 	Checkout string   `json:"checkout,omitempty"`
+	// Base64 reads an entry that is not valid UTF-8 as the base64 of its
+	// bytes, within the budget, instead of a note (deref.Options.Base64).
+	Base64 bool `json:"base64,omitempty"`
 }
 
 // DerefResult is deref's JSON contract with its plain rendering, which

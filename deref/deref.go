@@ -64,6 +64,12 @@ type Options struct {
 	// against the working tree and marks the entry (see stale.go); the
 	// mark is part of its header, so the budget counts it.
 	Checkout *Checkout
+	// Base64 gives an entry that is not valid UTF-8 (binary) as base64
+	// text (76 columns a line, its header saying so) instead of
+	// BinaryNote's line. The budget bounds it like any content: read
+	// from the top, what does not fit is cut at a line and one marker
+	// line says which bytes were left out and how to get them.
+	Base64 bool
 }
 
 // Item is one dereferenced entry. Content holds the exact bytes of the
@@ -75,10 +81,15 @@ type Item struct {
 	Tokens   int64  `json:"tokens"`
 	Complete bool   `json:"complete"`
 	// Binary: the entry is not valid UTF-8, and Content is the line
-	// BinaryNote words instead of its bytes (memex show gives them).
-	Binary  bool      `json:"binary,omitempty"`
-	Content string    `json:"content"`
-	Omitted []Omitted `json:"omitted"`
+	// BinaryNote words instead of its bytes (memex show gives them), or,
+	// with Options.Base64, the base64 of its bytes.
+	Binary bool `json:"binary,omitempty"`
+	// Encoding is "base64" when Content holds the base64 of the entry's
+	// bytes (76 columns a line) from the start, and the marker line
+	// of what the budget left out; Omitted then counts base64 lines.
+	Encoding string    `json:"encoding,omitempty"`
+	Content  string    `json:"content"`
+	Omitted  []Omitted `json:"omitted"`
 	// Mark sums up Evidence: current, changed or gone; empty when the
 	// entry shows no file of the checkout (or none was given).
 	Mark     string `json:"mark,omitempty"`
@@ -156,7 +167,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 			total = int(e.Tokens)
 		}
 		if ls, ok := r.store.(LineStore); ok && e.Bytes > largeBody {
-			it, err := r.largeItem(ctx, ls, e, total, opts.Query)
+			it, err := r.largeItem(ctx, ls, e, total, opts, budget)
 			if err != nil {
 				return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
 			}
@@ -175,6 +186,12 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 			total = int(e.Tokens)
 		}
 		binary := !utf8.Valid(body)
+		if binary && opts.Base64 {
+			items = append(items, base64Item(e, body, budget, opts.Brief))
+			entries = append(entries, e)
+			marks = append(marks, nil)
+			continue
+		}
 		if binary {
 			// Raw bytes would garble a terminal and an agent's context
 			// alike, and no window of them reads: one line says what the
@@ -211,11 +228,16 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 	}
 	for i, it := range items {
 		r, e := rd.items[i], entries[i]
-		res.Items = append(res.Items, Item{
+		item := Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
 			Complete: len(r.omitted) == 0 && !it.binary, Binary: it.binary, Content: r.content, Omitted: r.omitted, Windows: bodyWindows(r.windows, it.binary),
 			Mark: Worst(marks[i]), Evidence: marks[i],
-		})
+		}
+		if it.b64 != nil {
+			item.Binary, item.Encoding, item.Complete = true, "base64", len(r.omitted) == 0
+			item.Omitted = it.b64.omitted(r.omitted)
+		}
+		res.Items = append(res.Items, item)
 	}
 	// allocate counted this very text exactly.
 	res.Text = rd.text + tail
@@ -225,7 +247,8 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 
 // largeItem plans entry e, larger than LargeBody, from one streaming pass
 // over its body and the lines it shows, read as needed (see LargeBody).
-func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, total int, query string) (*item, error) {
+func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, total int, opts Options, budget int) (*item, error) {
+	query := opts.Query
 	rc, err := r.store.Body(ctx, e.ID)
 	if err != nil {
 		return nil, err
@@ -234,6 +257,19 @@ func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, tot
 	rc.Close()
 	if err != nil {
 		return nil, err
+	}
+	if t.binary && opts.Base64 {
+		// Only the head that a budget can show is read and encoded.
+		rc, err := r.store.Body(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		head, err := io.ReadAll(io.LimitReader(rc, base64Head(budget)))
+		if err != nil {
+			return nil, err
+		}
+		return base64Item(e, head, budget, opts.Brief), nil
 	}
 	if t.binary {
 		// As for a small entry: the note, never the bytes.

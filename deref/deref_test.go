@@ -3,6 +3,7 @@ package deref_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -597,5 +598,108 @@ func TestBinaryIsANote(t *testing.T) {
 	}
 	if res.Used > 400 {
 		t.Fatalf("used %d of 400", res.Used)
+	}
+}
+
+// binaryBody is n bytes that are not valid UTF-8, the same every run.
+func binaryBody(n int) string {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	b[0] = 0xff
+	return string(b)
+}
+
+// decodeBase64Item splits a base64 item's content into the bytes its
+// lines encode and its marker line ("" when none).
+func decodeBase64Item(t *testing.T, content string) ([]byte, string) {
+	t.Helper()
+	var enc strings.Builder
+	marker := ""
+	for _, l := range strings.SplitAfter(content, "\n") {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "[memex: "):
+			if marker != "" {
+				t.Fatalf("two markers in %q", content)
+			}
+			marker = l
+		case marker != "":
+			t.Fatalf("a line after the marker in %q", content)
+		default:
+			if len(l) > 77 {
+				t.Fatalf("base64 line of %d columns", len(l)-1)
+			}
+			enc.WriteString(strings.TrimSuffix(l, "\n"))
+		}
+	}
+	b, err := base64.StdEncoding.DecodeString(enc.String())
+	if err != nil {
+		t.Fatalf("content is not base64 lines: %v\n%s", err, content)
+	}
+	return b, marker
+}
+
+// TestBinaryAsBase64: with Options.Base64 a binary entry reads as the
+// base64 of its bytes from the start, within the budget: whole when it
+// fits, else cut at a line with one marker that says which bytes were
+// left out and how to get them; a text entry beside it reads as ever.
+func TestBinaryAsBase64(t *testing.T) {
+	s := openStore(t)
+	body := binaryBody(5000)
+	bin := add(t, s, memex.Entry{ID: fixedID(1), Tool: "cat"}, body)
+	txt := add(t, s, memex.Entry{ID: fixedID(2), Tool: "bash"}, "plain text\n")
+	ctx := context.Background()
+	r := deref.New(s)
+	for _, budget := range []int{150, 400, 1500} {
+		res, err := r.Deref(ctx, []string{bin.ID.String(), txt.ID.String()}, deref.Options{Budget: budget, Base64: true})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if res.Used > budget || !utf8.ValidString(res.Text) {
+			t.Fatalf("budget %d: used %d, text %q", budget, res.Used, res.Text)
+		}
+		it := res.Items[0]
+		if !it.Binary || it.Encoding != "base64" || it.Complete {
+			t.Fatalf("budget %d: item %+v", budget, it)
+		}
+		got, marker := decodeBase64Item(t, it.Content)
+		if !strings.HasPrefix(body, string(got)) {
+			t.Fatalf("budget %d: the lines are not the entry's first bytes", budget)
+		}
+		want := fmt.Sprintf("bytes %s-5,000 of 5,000 not shown; memex show %s > FILE saves all]\n",
+			summarize.Commas(len(got)+1), bin.ID)
+		if !strings.HasSuffix(marker, want) {
+			t.Fatalf("budget %d: marker %q, want it to end %q", budget, marker, want)
+		}
+		if len(it.Omitted) != 1 || it.Omitted[0].To != (5000+56)/57 || it.Omitted[0].From != len(got)/57+1 || it.Omitted[0].Tokens <= 0 {
+			t.Fatalf("budget %d: omitted %+v", budget, it.Omitted)
+		}
+		if !strings.Contains(res.Text, "base64 of 5,000 bytes\n") {
+			t.Fatalf("budget %d: header does not say base64: %q", budget, res.Text)
+		}
+		if it := res.Items[1]; it.Binary || it.Encoding != "" || !it.Complete || it.Content != "plain text\n" {
+			t.Fatalf("budget %d: text item %+v", budget, it)
+		}
+		if budget == 150 && len(got) != 0 {
+			t.Fatalf("budget 150: %d bytes shown, want the header and marker alone", len(got))
+		}
+		if budget == 1500 && len(got) < 1000 {
+			t.Fatalf("budget 1500: only %d bytes shown", len(got))
+		}
+	}
+	res, err := r.Deref(ctx, []string{bin.ID.String()}, deref.Options{Budget: 20000, Base64: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := res.Items[0]
+	got, marker := decodeBase64Item(t, it.Content)
+	if string(got) != body || marker != "" || !it.Complete || len(it.Omitted) != 0 {
+		t.Fatalf("budget 20000: %d of 5000 bytes, marker %q, item %+v", len(got), marker, it.Omitted)
 	}
 }

@@ -151,3 +151,44 @@ func TestLargeEntryMemory(t *testing.T) {
 		t.Fatalf("deref of the large entry: used %d\n%s", res.Used, res.Text)
 	}
 }
+
+// TestLargeBase64AsWhole: a binary entry read as base64 gives the same
+// deref whether its body is read whole or as a large one (only the head a
+// budget can show is read then).
+func TestLargeBase64AsWhole(t *testing.T) {
+	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var ids []string
+	for _, b := range []string{"\xff" + strings.Repeat("\x00\x01binary", 3000), "\x80\n", strings.Repeat("text\n", 500) + "\xfe"} {
+		e, err := s.Add(ctx, memex.Entry{Kind: memex.KindTool, Tool: "cat"}, strings.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID.String())
+	}
+	r := New(s)
+	for _, budget := range []int{400, 2000, 30000} {
+		for _, brief := range []bool{false, true} {
+			opts := Options{Budget: budget, Base64: true, Brief: brief}
+			withLargeBody(t, 1<<62)
+			want, werr := r.Deref(ctx, ids, opts)
+			withLargeBody(t, 0)
+			got, gerr := r.Deref(ctx, ids, opts)
+			if werr != nil || gerr != nil {
+				t.Fatalf("budget %d: errors %v and %v", budget, werr, gerr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("budget %d: read as planned:\n%s\nread whole:\n%s", budget, got.Text, want.Text)
+			}
+			for _, it := range got.Items {
+				if it.Encoding != "base64" {
+					t.Fatalf("budget %d: item %+v", budget, it)
+				}
+			}
+		}
+	}
+}

@@ -37,6 +37,10 @@ type item struct {
 	markerCache map[string]int
 	queried     bool // a query with terms was given
 	binary      bool // the body is BinaryNote's line, not the entry's bytes
+	// b64 is set when the body is the base64 of a binary entry's start
+	// (Options.Base64): it is read from the top only, and its one marker
+	// counts bytes.
+	b64 *base64Body
 }
 
 // Context lines shown around an anchor, and the size of the head and tail
@@ -208,6 +212,9 @@ func (it *item) gaps(ivs []interval, cut *piece) ([]gap, int) {
 
 // marker is the in-band line that says what a gap left out and how to get it.
 func (it *item) marker(g gap, cut *piece) string {
+	if it.b64 != nil {
+		return it.b64.marker(it.id, g.from, it.brief)
+	}
 	lines := "lines " + strconv.Itoa(g.from) + "-" + strconv.Itoa(g.to)
 	if g.from == g.to {
 		lines = "line " + strconv.Itoa(g.from)
@@ -308,7 +315,7 @@ func (it *item) plan(b int, minimal bool) bool {
 		it.whole = true
 		return minimal || it.hc <= b
 	}
-	if !minimal && it.planWhole(b) {
+	if !minimal && (it.b64 == nil || !it.b64.cut()) && it.planWhole(b) {
 		return true
 	}
 	best := it.bestLine()
@@ -323,6 +330,25 @@ func (it *item) plan(b int, minimal bool) bool {
 			return true
 		}
 		return false
+	}
+	if it.b64 != nil {
+		// Base64 reads from the top, in whole lines; the least shown is
+		// the header and the marker. A text cut short of the entry's
+		// end keeps its last line out, so the marker always follows.
+		last := n
+		if it.b64.cut() {
+			last = n - 1
+		}
+		head := func(iv interval) bool {
+			iv.to = min(iv.to, last)
+			return try(iv)
+		}
+		for step := growStep; step > 0 && !minimal; {
+			if !it.growHead(head, step) {
+				step /= 2
+			}
+		}
+		return true
 	}
 	if minimal {
 		if it.t.lineTokens(best) <= minPiece {

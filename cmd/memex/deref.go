@@ -16,6 +16,7 @@ type derefOptions struct {
 	project string
 	json    bool
 	noCheck bool
+	base64  bool
 }
 
 // aliasHelp says what names an entry, for the commands that take one.
@@ -38,14 +39,19 @@ entries share the budget: each gets its header and best window before any gets m
 
 An entry that is not valid UTF-8 (binary) is never printed raw: its content is one line,
 "[memex: binary content (N bytes) not shown; memex show ID > FILE saves it]", and
-"binary": true in --json (the same for memex_read and POST /v1/deref).
+"binary": true in --json. --base64 gives its bytes as base64 instead (76 columns a line,
+the header ending "base64 of N bytes"), from the start, within the budget like any
+content: what does not fit is cut at a line, and one line says which bytes were not
+shown ("[memex: base64 cut: bytes A-N of N not shown; memex show ID > FILE saves all]");
+--json adds "encoding": "base64". The same for memex_read ("base64": true) and POST
+/v1/deref ("base64": true).
 
 References that name nothing are listed as missing; the rest still returns. A budget
 too small for anything useful is an error that names the minimum.
 
 ` + aliasHelp + `
 
---json: {"budget","used","items":[{"id","summary","tokens","complete","binary","content",
+--json: {"budget","used","items":[{"id","summary","tokens","complete","binary","encoding","content",
 "omitted":[{"from","to","tokens"}],"mark","evidence"}],"missing":[...]}
 
 An entry that showed lines of a file of the current checkout's project (a read, a view,
@@ -69,7 +75,7 @@ the budget.`,
 			if err != nil {
 				return err
 			}
-			req := api.DerefRequest{Refs: args, Budget: o.budget, Query: o.query, Project: o.project}
+			req := api.DerefRequest{Refs: args, Budget: o.budget, Query: o.query, Project: o.project, Base64: o.base64}
 			if !o.noCheck {
 				req.Checkout = checkoutRoot()
 			}
@@ -94,6 +100,7 @@ the budget.`,
 	f := c.Flags()
 	f.IntVar(&o.budget, "budget", deref.DefaultBudget, "tokens for the whole output")
 	f.StringVar(&o.query, "query", "", "terms whose lines are shown first")
+	f.BoolVar(&o.base64, "base64", false, "give a binary entry's bytes as base64 within the budget, not a note")
 	f.BoolVar(&o.noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
 	f.Var(projectValue{&o.project}, "project", "narrow aliases that name entries in several projects")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -74,5 +76,47 @@ func TestDerefContextAndShowBudget(t *testing.T) {
 	}
 	if r := run(t, home, nil, "context", "--session", "nope"); r.code != 1 {
 		t.Fatalf("context of unknown session: %+v", r)
+	}
+}
+
+// TestDerefBinaryBase64: deref prints a binary entry as a note, and with
+// --base64 as base64 lines of its bytes from the start within the budget,
+// with the marker of the bytes cut; --json says "encoding": "base64".
+func TestDerefBinaryBase64(t *testing.T) {
+	home := t.TempDir()
+	body := []byte("\xff\xd8\xff\xe0" + strings.Repeat("\x00\x10JFIF\x01\x02", 600))
+	id := strings.TrimSpace(run(t, home, body, "add", "-").stdout)
+	note := "[memex: binary content (4,804 bytes) not shown; memex show " + id + " > FILE saves it]\n"
+	if r := run(t, home, nil, "deref", id, "--budget", "300"); r.code != 0 || !strings.HasSuffix(r.stdout, note) {
+		t.Fatalf("deref binary: %+v; want the note %q", r, note)
+	}
+	r := run(t, home, nil, "deref", id, "--budget", "300", "--base64")
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(lines) < 3 || !strings.HasSuffix(lines[0], "base64 of 4,804 bytes") ||
+		!strings.HasPrefix(lines[len(lines)-1], "[memex: base64 cut: bytes ") ||
+		!strings.HasSuffix(lines[len(lines)-1], " of 4,804 not shown; memex show "+id+" > FILE saves all]") {
+		t.Fatalf("deref --base64: %+v", r)
+	}
+	got, err := base64.StdEncoding.DecodeString(strings.Join(lines[1:len(lines)-1], ""))
+	if err != nil || len(got) == 0 || !bytes.HasPrefix(body, got) {
+		t.Fatalf("deref --base64: lines do not decode to the entry's start (%v): %q", err, r.stdout)
+	}
+	if n := summarize.CountString(r.stdout); n > 300 {
+		t.Fatalf("deref --base64: %d tokens over the budget of 300", n)
+	}
+	r = run(t, home, nil, "deref", id, "--budget", "20000", "--base64", "--json")
+	var res struct {
+		Items []struct {
+			Binary, Complete  bool
+			Encoding, Content string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 || len(res.Items) != 1 {
+		t.Fatalf("deref --base64 --json: %+v (%v)", r, err)
+	}
+	it := res.Items[0]
+	all, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(it.Content, "\n", ""))
+	if !it.Binary || !it.Complete || it.Encoding != "base64" || err != nil || !bytes.Equal(all, body) {
+		t.Fatalf("deref --base64 --json, budget 20000: %+v (%v)", it, err)
 	}
 }

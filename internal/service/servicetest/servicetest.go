@@ -8,6 +8,7 @@ package servicetest
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,7 @@ func Run(t *testing.T, new Factory) {
 		{"Stats", testStats},
 		{"Deref", testDeref},
 		{"DerefEmptyIsInvalid", testDerefEmpty},
+		{"DerefBinaryBase64", testDerefBase64},
 		{"Context", testContext},
 		{"ContextUnknown", testContextUnknown},
 		{"ForgetCountsThenForgets", testForget},
@@ -343,6 +345,32 @@ func testDeref(t *testing.T, s api.Service) {
 	if len(res.Items) != 2 || !slices.Equal(res.Missing, []string{"nosuch"}) || res.Used > 600 || res.Used == 0 ||
 		res.Text == "" || res.Text != res.Result.Text {
 		t.Fatalf("deref: %+v", res)
+	}
+}
+
+// A binary entry reads as a note, or as base64 within the budget when
+// asked, with the marker of what was cut: the same through every path.
+func testDerefBase64(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	body := "\xff\x00" + strings.Repeat("\x01\x02binary\x00", 400)
+	e := add(t, s, memex.Entry{Project: "p", Session: "s", Tool: "cat"}, body)
+	res, err := s.Deref(ctx, api.DerefRequest{Refs: []string{e.ID.String()}, Budget: 500})
+	if err != nil || len(res.Items) != 1 || !res.Items[0].Binary || res.Items[0].Encoding != "" ||
+		!strings.Contains(res.Text, "binary content (3,602 bytes) not shown") {
+		t.Fatalf("deref of binary: %+v, %v", res, err)
+	}
+	res, err = s.Deref(ctx, api.DerefRequest{Refs: []string{e.ID.String()}, Budget: 500, Base64: true})
+	if err != nil || len(res.Items) != 1 || res.Used > 500 {
+		t.Fatalf("deref base64: %+v, %v", res, err)
+	}
+	it := res.Items[0]
+	lines := strings.Split(strings.TrimSuffix(it.Content, "\n"), "\n")
+	marker := lines[len(lines)-1]
+	got, derr := base64.StdEncoding.DecodeString(strings.Join(lines[:len(lines)-1], ""))
+	if !it.Binary || it.Encoding != "base64" || it.Complete || derr != nil || len(got) == 0 || !strings.HasPrefix(body, string(got)) ||
+		!strings.HasPrefix(marker, "[memex: base64 cut: bytes ") || !strings.Contains(marker, "of 3,602 not shown; memex show "+e.ID.String()+" > FILE saves all]") ||
+		res.Text != res.Result.Text || !strings.Contains(res.Text, it.Content) {
+		t.Fatalf("deref base64: %+v (%v)", it, derr)
 	}
 }
 

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -93,14 +91,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 			return err
 		}
 		a.noteRedacted(e)
-		if !utf8.ValidString(res.Item.Content) {
-			// Raw bytes of a binary entry would garble a terminal and are
-			// no use to a reader counting tokens; show without --budget
-			// gives them exactly.
-			_, err = fmt.Fprintf(a.stdout, "[memex: binary content (%s) not shown; memex show %s > FILE saves it]\n",
-				summarize.Commas(int(e.Bytes))+" "+summarize.PluralWord(int(e.Bytes), "byte"), e.ID)
-			return err
-		}
+		// A binary entry's content is deref's note, never its bytes.
 		_, err = fmt.Fprint(a.stdout, res.Item.Content)
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/spf13/cobra"
 )
 
@@ -163,7 +164,7 @@ func misplacedFlag(root, sub *cobra.Command, before, rest []string) error {
 	line := append([]string{"memex"}, keep...)
 	line = append(append(line, rest...), flags...)
 	return usagef("unknown flag %s before the command: flags of a command go after its name (%s)",
-		flags[0], shellJoin(line))
+		flags[0], hosts.ShellJoin(line))
 }
 
 func (a *app) rootCommand() *cobra.Command {

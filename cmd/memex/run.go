@@ -15,6 +15,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -79,7 +80,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		Agent:        "cli",
 		Kind:         memex.KindTool,
 		Tool:         "run",
-		Input:        shellJoin(args),
+		Input:        hosts.ShellJoin(args),
 		Created:      started,
 		AgentSummary: o.summary,
 	}
@@ -255,20 +256,4 @@ func exitCodeOf(ps *os.ProcessState, err error) int {
 		return ps.ExitCode()
 	}
 	return 1
-}
-
-// shellJoin quotes args the way a POSIX shell would read them back.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, s := range args {
-		if s != "" && strings.IndexFunc(s, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' || r == '+' || r == '@' || r == '%' ||
-				r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		}) < 0 {
-			out[i] = s
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

@@ -88,7 +88,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func shellJoin(words []string) string {
+// ShellJoin quotes words the way a POSIX shell reads them back: a
+// command line to print, to write into a host's configuration, or to
+// archive as what ran.
+func ShellJoin(words []string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
 		q[i] = shellQuote(w)

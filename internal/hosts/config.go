@@ -434,7 +434,7 @@ func editHooks(root *object, o *Options, host string, specs []hookSpec, msTimeou
 		root.set("hooks", hooks)
 	}
 	for _, sp := range specs {
-		cmd := shellJoin(o.argv("hook", host, sp.event))
+		cmd := ShellJoin(o.argv("hook", host, sp.event))
 		groups, ok := hooks.get(sp.event).([]any)
 		if !ok && hooks.get(sp.event) != nil {
 			return notShaped("hooks."+sp.event, "a list")

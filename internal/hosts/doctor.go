@@ -56,7 +56,7 @@ type CheckOptions struct {
 func InstallCommand(home, host, scope string) string {
 	cmd := "memex"
 	if home != "" {
-		cmd += " --home " + shellJoin([]string{home})
+		cmd += " --home " + ShellJoin([]string{home})
 	}
 	cmd += " install " + host
 	if scope == "project" {
@@ -146,7 +146,7 @@ func Check(ctx context.Context, o CheckOptions) ([]Health, []Problem) {
 			for _, dir := range h.WritesTo {
 				if dir != filepath.Clean(o.Home) {
 					problem(where, fmt.Sprintf("its hooks write to the store in %s, not to this one (%s): what the agent archives is not what you read", dir, o.Home),
-						fix+" (or read that store: memex --home "+shellJoin([]string{dir})+" ...)")
+						fix+" (or read that store: memex --home "+ShellJoin([]string{dir})+" ...)")
 				}
 			}
 			if len(h.WritesTo) > 0 {

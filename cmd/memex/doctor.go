@@ -90,15 +90,6 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 	return c
 }
 
-// defaultHome is ~/.memex, the home commands without --home use.
-func defaultHome() string {
-	dir, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, ".memex")
-}
-
 func (a *app) doctor(ctx context.Context) doctorReport {
 	rep := doctorReport{Version: version, Home: a.home, Hosts: []doctorHost{}, Problems: []doctorProblem{}}
 	a.doctorHosts(ctx, &rep)
@@ -109,7 +100,8 @@ func (a *app) doctor(ctx context.Context) doctorReport {
 }
 
 func (a *app) doctorHosts(ctx context.Context, rep *doctorReport) {
-	found, problems := hosts.Check(ctx, hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: defaultHome()})
+	def, _ := home.Default() // "" when there is no home directory
+	found, problems := hosts.Check(ctx, hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def})
 	rep.Hosts = append(rep.Hosts, found...)
 	rep.Problems = append(rep.Problems, problems...)
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/spf13/cobra"
 )
@@ -126,7 +126,7 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 // command runs with, or "" when that is the default one (so that the
 // commands keep following MEMEX_HOME's default).
 func (a *app) installedHome() string {
-	if dir, err := os.UserHomeDir(); err == nil && filepath.Clean(a.home) == filepath.Join(dir, ".memex") {
+	if dir, err := home.Default(); err == nil && filepath.Clean(a.home) == dir {
 		return ""
 	}
 	return a.home

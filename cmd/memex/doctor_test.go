@@ -142,3 +142,54 @@ func TestDoctorLastHookFailed(t *testing.T) {
 		t.Fatalf("last hook: %+v, problems %+v", h.LastHook, rep.Problems)
 	}
 }
+
+// TestDoctorOtherHostsRemovedByHand: for every host but Claude Code (the
+// test above), memex's hooks and server taken out of its configuration by
+// hand are found, each with its fix.
+func TestDoctorOtherHostsRemovedByHand(t *testing.T) {
+	for _, host := range []string{"codex", "gemini", "opencode"} {
+		t.Run(host, func(t *testing.T) {
+			userHome, store := t.TempDir(), filepath.Join(t.TempDir(), "memex")
+			t.Setenv("HOME", userHome)
+			for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME"} {
+				t.Setenv(k, "")
+			}
+			t.Chdir(userHome)
+			if r := run(t, store, nil, "install", host, "--bin", memexBin); r.code != 0 {
+				t.Fatalf("install %s: %+v", host, r)
+			}
+			if rep, r := doctorRun(t, store); r.code != 0 || len(rep.Hosts) != 1 || rep.Hosts[0].Host != host {
+				t.Fatalf("doctor after install %s: %+v %+v", host, rep.Hosts, rep.Problems)
+			}
+			// Every file of the user's home that names memex loses it, as
+			// an editor would leave it.
+			var edited []string
+			filepath.WalkDir(userHome, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, _ := os.ReadFile(p)
+				if !strings.Contains(string(b), "memex") {
+					return nil
+				}
+				switch filepath.Ext(p) {
+				case ".json":
+					writeFile(t, p, "{}\n")
+				case ".toml":
+					writeFile(t, p, "model = \"o3\"\n")
+				default:
+					os.Remove(p)
+				}
+				edited = append(edited, p)
+				return nil
+			})
+			if len(edited) == 0 {
+				t.Fatalf("install %s wrote no file of the user's home that names memex", host)
+			}
+			rep, r := doctorRun(t, store)
+			if r.code != 1 || !hasProblem(rep, host, "gone from") {
+				t.Fatalf("%s with %v emptied by hand: %+v", host, edited, rep.Problems)
+			}
+		})
+	}
+}

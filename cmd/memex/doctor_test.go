@@ -193,3 +193,36 @@ func TestDoctorOtherHostsRemovedByHand(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorCodexNotifyRemovedByHand: Codex's notify block taken out of
+// config.toml, the rest left, is named.
+func TestDoctorCodexNotifyRemovedByHand(t *testing.T) {
+	userHome, store := t.TempDir(), filepath.Join(t.TempDir(), "memex")
+	t.Setenv("HOME", userHome)
+	t.Setenv("CODEX_HOME", "")
+	t.Chdir(userHome)
+	if r := run(t, store, nil, "install", "codex", "--bin", memexBin); r.code != 0 {
+		t.Fatalf("install codex: %+v", r)
+	}
+	toml := filepath.Join(userHome, ".codex", "config.toml")
+	var kept []string
+	in := false
+	for _, l := range strings.SplitAfter(readFile(t, toml), "\n") {
+		switch {
+		case strings.HasPrefix(l, "# memex: begin notify"):
+			in = true
+		case in && strings.HasPrefix(l, "# memex: end notify"):
+			in = false
+		case !in:
+			kept = append(kept, l)
+		}
+	}
+	writeFile(t, toml, strings.Join(kept, ""))
+	if strings.Contains(readFile(t, toml), "notify") {
+		t.Fatalf("notify block still in:\n%s", readFile(t, toml))
+	}
+	rep, r := doctorRun(t, store)
+	if r.code != 1 || !hasProblem(rep, "codex", "notify") {
+		t.Fatalf("notify removed: %+v", rep.Problems)
+	}
+}

@@ -126,6 +126,11 @@ func Inspect(host string, o Options) (Installation, error) {
 				in.Notify = &c
 			}
 		}
+		if in.Notify == nil && !hasTopLevelKey(s, "notify") {
+			// install writes memex's notify unless the user has one of
+			// their own: with neither, it was taken out.
+			in.Missing = append(in.Missing, "notify")
+		}
 		srv := blockText(s, tomlBegin, tomlEnd)
 		if cmd := tomlArgv(srv, "command"); len(cmd) == 1 {
 			if c, ok := mcpCommand(append(cmd, tomlArgv(srv, "args")...)); ok {

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
-	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
@@ -318,33 +315,4 @@ after a distillation was interrupted. Lessons that did not change are left as th
 	f.Var(projectValue{&o.project}, "project", "only the sessions of this project")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	return c
-}
-
-// mayHint reports whether a captured tool call may earn a lesson line:
-// it failed, and MEMEX_LESSONS does not turn the lines off (off, 0,
-// false, no).
-func mayHint(e memex.Entry) bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv("MEMEX_LESSONS"))) {
-	case "off", "0", "false", "no":
-		return false
-	}
-	return e.Exit != nil && *e.Exit != 0
-}
-
-// lessonHint is the lesson line for the captured tool call e, just
-// archived in s under its host key; "" for none.
-func lessonHint(ctx context.Context, s *archive.Store, e memex.Entry) string {
-	key := hosts.Key(e)
-	if !mayHint(e) || key == "" {
-		return ""
-	}
-	id, err := s.Resolve(ctx, key, e.Project)
-	if err != nil {
-		return ""
-	}
-	text, err := memory.HintFor(ctx, s, id)
-	if err != nil {
-		return ""
-	}
-	return text
 }

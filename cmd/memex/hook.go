@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
@@ -132,35 +129,18 @@ func (a *app) recordHook(host, event string, in hosts.HookInput, err error) {
 func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {
 	e, body := hosts.ToolEntry(host, in)
 	ingest.RecordShown(&e, in.Cwd, body)
-	if _, r, ok := a.runningServer(ctx); ok {
-		if key := hosts.Key(e); key != "" && archivedRemote(ctx, r, key) {
-			return nil // a transcript import got there first, as addOnce finds locally
-		}
-		// The server redacts (and counts) what it stores.
-		if stored, err := r.Add(ctx, api.AddRequest{Entry: e, Body: bytes.NewReader(body)}); err == nil {
-			if mayHint(e) {
-				var ans struct{ Text string }
-				if r.GetJSON(ctx, "/v1/hint", map[string][]string{"ref": {stored.ID.String()}}, &ans) == nil && ans.Text != "" {
-					return hosts.LessonOutput(a.stdout, ans.Text)
-				}
-			}
-			return nil
-		} else if !errors.Is(err, memex.ErrBusy) && !unanswered(err) {
-			return err
-		}
-		e, body = redactBytes(e, body)
-		return a.spool(spoolItem{Entry: &e, Content: body})
-	}
-	e, body = redactBytes(e, body)
 	var hint string
-	err := a.withHookStore(ctx, hookAddWait, func(s *archive.Store) error {
-		if err := addOnce(ctx, s, e, body); err != nil {
-			return err
+	served, err := a.withHook(ctx, hookAddWait, func(t hookTarget, _ *home.Home) error {
+		stored, err := service.Capture(ctx, t, e, body)
+		if err == nil && mayHint(e) {
+			hint = lessonHint(ctx, t, e, stored)
 		}
-		hint = lessonHint(ctx, s, e)
-		return service.DistillRun(ctx, s, e)
+		return err
 	})
-	if errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) {
+	if spoolable(err, served) {
+		// The spool holds no credentials either: the write policy the
+		// Service applies, applied before the item reaches the disk.
+		e, body, _ = service.Policy(e, body)
 		return a.spoolFor(spoolItem{Entry: &e, Content: body}, err)
 	}
 	if err == nil && hint != "" {
@@ -169,73 +149,89 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 	return err
 }
 
-// addOnce adds a captured tool call unless the call is archived already
-// (its key present: a transcript import got there first, as it can when
-// the host runs the hook in the background).
-func addOnce(ctx context.Context, s *archive.Store, e memex.Entry, body []byte) error {
-	if key := hosts.Key(e); key != "" {
-		if _, err := s.Resolve(ctx, key, ""); err == nil || errors.Is(err, memex.ErrAmbiguous) {
-			return nil
-		}
+// lessonHint is the lesson line for the captured tool call e, archived as
+// stored (or before, under its key); "" for none.
+func lessonHint(ctx context.Context, m api.Memory, e, stored memex.Entry) string {
+	ref := hosts.Key(e)
+	if !stored.ID.IsZero() {
+		ref = stored.ID.String()
 	}
-	_, err := s.Add(ctx, e, bytes.NewReader(body))
-	return err
+	if ref == "" {
+		return ""
+	}
+	text, err := m.Hint(ctx, api.HintRequest{Ref: ref, Project: e.Project})
+	if err != nil {
+		return ""
+	}
+	return text
 }
 
-// archivedRemote reports whether the running server holds an entry under
-// key. Any answer but the entry's is taken for no: better a call archived
-// twice than lost.
-func archivedRemote(ctx context.Context, r *api.Client, key string) bool {
-	// One line of it says it is there without sending a large body.
-	resp, err := r.Do(ctx, "GET", "/v1/entries/"+url.PathEscape(key), url.Values{"lines": {"1:1"}}, nil, "")
-	if err != nil {
+// mayHint reports whether a captured tool call may earn a lesson line:
+// it failed, and MEMEX_LESSONS does not turn the lines off (off, 0,
+// false, no).
+func mayHint(e memex.Entry) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("MEMEX_LESSONS"))) {
+	case "off", "0", "false", "no":
 		return false
 	}
-	resp.Body.Close()
-	return true
+	return e.Exit != nil && *e.Exit != 0
 }
 
-// unanswered reports an error of transport (the server went away), as
-// opposed to an answer.
-func unanswered(err error) bool { return !api.Answered(err) }
+// hookTarget is what a hook archives and reads through.
+type hookTarget interface {
+	api.Service
+	api.Memory
+}
 
-// withHookStore runs fn with the store open for writing, waiting at most
-// wait for the lock (memex.ErrBusy after), and first archives what earlier
-// hooks spooled.
-func (a *app) withHookStore(ctx context.Context, wait time.Duration, fn func(*archive.Store) error) error {
+// localTarget is the Service and Memory over a home this process holds.
+type localTarget struct {
+	api.Service
+	service.Memory
+}
+
+// withHook runs fn on the running server's Client (h nil), else on the
+// Service over the home, opened for writing within wait (memex.ErrBusy
+// after) and its spool archived first. It reports whether fn ran through
+// a server.
+func (a *app) withHook(ctx context.Context, wait time.Duration, fn func(t hookTarget, h *home.Home) error) (served bool, err error) {
+	if _, r, ok := a.runningServer(ctx); ok {
+		return true, fn(r, nil)
+	}
 	h, err := home.Open(ctx, a.home, home.Options{Wait: wait, Logger: a.log, Purpose: "memex hook"})
 	if err != nil {
-		return err
+		return false, err
 	}
-	if err := a.drainSpool(ctx, h.Store); err != nil {
+	if err := a.drainSpool(ctx, h); err != nil {
 		a.log.Warn("spool", "err", err)
 	}
-	err = fn(h.Store)
+	o := a.serviceOptions()
+	err = fn(localTarget{service.New(h, o), service.NewMemory(h, o)}, h)
 	if cerr := h.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return false, err
+}
+
+// spoolable reports whether a hook's work that failed with err is
+// spooled: the store was busy or its disk full, or the server went away
+// before it answered.
+func spoolable(err error, served bool) bool {
+	return err != nil && (errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) || served && !api.Answered(err))
 }
 
 // spoolItem is one spooled hook: an entry to add, or a transcript to
 // import (internal/home keeps the spool).
 type spoolItem = home.SpoolItem
 
-// spool writes item to $MEMEX_HOME/spool.
-func (a *app) spool(item spoolItem) error {
-	p, err := home.Spool(a.home, item)
-	if err == nil {
-		a.log.Debug("spooled", "file", p)
-	}
-	return err
-}
-
 // spoolFor spools item, which the store refused with cause (busy, or its
 // disk full). A full disk is said in a line, spooled or not: what cannot
 // be spooled either (the spool at its bound, or no room even for it) is
 // dropped, and the line says that.
 func (a *app) spoolFor(item spoolItem, cause error) error {
-	err := a.spool(item)
+	p, err := home.Spool(a.home, item)
+	if err == nil {
+		a.log.Debug("spooled", "file", p)
+	}
 	if !errors.Is(cause, memex.ErrDiskFull) {
 		return err
 	}
@@ -246,86 +242,10 @@ func (a *app) spoolFor(item spoolItem, cause error) error {
 	return nil
 }
 
-// drainSpool archives what hooks spooled while the store was busy, oldest
-// first, removing each file once its work is durable. An entry already in
-// the store (a drain interrupted after the add) is not added again.
-func drainSpoolDir(ctx context.Context, dir string, s *archive.Store, log func(string, error)) error {
-	items, err := home.ListSpool(dir)
-	if err != nil || len(items) == 0 {
-		return err
-	}
-	for _, sp := range items {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if sp.Output != "" {
-			if err := drainRun(ctx, s, sp); err != nil {
-				return err
-			}
-			continue
-		}
-		p, item := sp.Path, sp.Item
-		if sp.Err != nil {
-			if _, err := os.Stat(p); err != nil {
-				continue // taken by another drainer
-			}
-			log(p, sp.Err)
-			sp.Bad()
-			continue
-		}
-		switch {
-		case item.Entry != nil:
-			if _, err := s.Get(ctx, item.Entry.ID); errors.Is(err, memex.ErrNotFound) {
-				if err := addOnce(ctx, s, *item.Entry, item.Content); err != nil {
-					return err
-				}
-			}
-		case item.Ingest != "":
-			if _, err := service.IngestDistilled(ctx, s, ingest.Options{Format: ingest.Format(item.Format), Paths: []string{item.Ingest}}); err != nil {
-				log(p, err)
-			}
-		}
-		sp.Done()
-	}
-	return nil
-}
-
-// drainRun archives the output of a memex run that ended (or was killed)
-// before it could: the redacted output spooled, under the entry spooled
-// beside it (without an exit status when the run was killed first). A run
-// in progress is left alone.
-func drainRun(ctx context.Context, s *archive.Store, sp home.Spooled) error {
-	if sp.Running() {
-		return nil
-	}
-	e := memex.Entry{Agent: "cli", Kind: memex.KindTool, Tool: "run"}
-	if sp.Item.Entry != nil {
-		e = *sp.Item.Entry
-	}
-	if e.ID.IsZero() {
-		fi, err := os.Stat(sp.Output)
-		if err != nil {
-			return nil // taken by another drainer
-		}
-		e.ID, e.Created = memex.NewID(fi.ModTime()), fi.ModTime()
-	}
-	if _, err := s.Get(ctx, e.ID); errors.Is(err, memex.ErrNotFound) {
-		f, err := os.Open(sp.Output)
-		if err != nil {
-			return nil // taken by another drainer
-		}
-		_, err = s.Add(ctx, e, f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	sp.Done()
-	return nil
-}
-
-func (a *app) drainSpool(ctx context.Context, s *archive.Store) error {
-	return drainSpoolDir(ctx, a.home, s, func(p string, err error) { a.log.Warn("spool", "file", p, "err", err) })
+// drainSpool archives what hooks and runs spooled while the store was
+// taken (service.DrainSpool).
+func (a *app) drainSpool(ctx context.Context, h *home.Home) error {
+	return service.DrainSpool(ctx, h, a.serviceOptions())
 }
 
 // hookIngest imports the session's transcript; when the store stays busy
@@ -334,20 +254,31 @@ func (a *app) hookIngest(ctx context.Context, format ingest.Format, in hosts.Hoo
 	if in.TranscriptPath == "" {
 		return nil
 	}
-	if _, r, ok := a.runningServer(ctx); ok {
-		_, err := r.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
-		return err
-	}
-	err := a.withHookStore(ctx, wait, func(s *archive.Store) error {
-		rep, err := service.IngestDistilled(ctx, s, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
-		if err == nil && len(rep.FileErrors) > 0 {
+	served, err := a.withHook(ctx, wait, func(t hookTarget, h *home.Home) error {
+		var unread []string
+		if h == nil {
+			res, err := t.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
+			if err != nil {
+				return err
+			}
+			unread = res.FileErrors
+		} else {
+			// Not through the Service's import: a hook does not open the
+			// index (the next search catches it up).
+			rep, err := service.IngestDistilled(ctx, h.Store, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+			if err != nil {
+				return err
+			}
+			unread = rep.FileErrors
+		}
+		if len(unread) > 0 {
 			// The transcript could not be read (missing, a device or a
 			// FIFO): say so, for the log and memex doctor.
-			err = errors.New(rep.FileErrors[0])
+			return errors.New(unread[0])
 		}
-		return err
+		return nil
 	})
-	if errors.Is(err, memex.ErrBusy) || errors.Is(err, memex.ErrDiskFull) {
+	if spoolable(err, served) {
 		return a.spoolFor(spoolItem{Ingest: in.TranscriptPath, Format: string(format)}, err)
 	}
 	return err

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/memex-archive/memex"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -39,5 +41,13 @@ func (a *app) progress(desc string, quiet bool) func(done, total int64) {
 			bar.ChangeMax64(total)
 		}
 		_ = bar.Set64(done)
+	}
+}
+
+// noteReplaced says on stderr that n credentials were replaced in what was
+// just archived.
+func (a *app) noteReplaced(n int) {
+	if n > 0 {
+		fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(n))
 	}
 }

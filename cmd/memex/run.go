@@ -172,9 +172,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", spoolPath, userMessage(err))
 		return &exitStatus{code: code}
 	}
-	if redacted := e.Redacted; redacted > 0 {
-		fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(redacted))
-	}
+	a.noteReplaced(e.Redacted)
 	if o.json {
 		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
 			"tokens": e.Tokens, "bytes": e.Bytes, "exit": code}

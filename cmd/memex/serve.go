@@ -238,7 +238,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 				// Hooks spool what they could not archive while the store
 				// was taken; the server holds it for good, so it archives
 				// the spool itself.
-				if err := a.drainSpool(fctx, s); err != nil {
+				if err := a.drainSpool(fctx, h); err != nil {
 					a.log.Warn("spool", "err", err)
 				}
 				if st.Indexed+st.Deleted > 0 {

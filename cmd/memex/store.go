@@ -132,7 +132,7 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 	if !o.Shared {
 		// What hooks and runs spooled while the store was taken is
 		// archived by the next process that holds it.
-		if err := a.drainSpool(ctx, h.Store); err != nil {
+		if err := a.drainSpool(ctx, h); err != nil {
 			a.log.Warn("spool", "err", err)
 		}
 	}

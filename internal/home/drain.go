@@ -1,0 +1,114 @@
+package home
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+
+	"github.com/memex-archive/memex"
+)
+
+// Drainer does the work of spooled items for DrainSpool.
+type Drainer struct {
+	// Archived reports whether the archive holds a spooled entry already
+	// (a drain interrupted after the add, or the import that got there
+	// first): its item is then dropped. An error stops the drain.
+	Archived func(ctx context.Context, e memex.Entry) (bool, error)
+	// Add archives a spooled entry with its body as it is: it went
+	// through the write policy when it was spooled (or was asked to be
+	// kept as it is). Its error stops the drain, the item kept.
+	Add func(ctx context.Context, e memex.Entry, body io.Reader) error
+	// Ingest imports a spooled transcript; its error is logged and the
+	// item dropped (the next import of the host's transcripts reads it).
+	Ingest func(ctx context.Context, format, path string) error
+	// Log is told of an item that could not be read (kept as .bad) or
+	// imported; nil logs nothing.
+	Log func(path string, err error)
+}
+
+// DrainSpool does the work dir's spool holds, oldest first, removing each
+// item once its work is durable: the entries hooks spooled while the store
+// was busy, the transcripts they could not import, and the output of a
+// memex run that ended (or was killed) before it could archive it. A run
+// in progress is left alone, and so is an item another drainer took first.
+func DrainSpool(ctx context.Context, dir string, d Drainer) error {
+	items, err := ListSpool(dir)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	log := d.Log
+	if log == nil {
+		log = func(string, error) {}
+	}
+	for _, sp := range items {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch {
+		case sp.Output != "":
+			if err := drainRun(ctx, sp, d); err != nil {
+				return err
+			}
+			continue
+		case sp.Err != nil:
+			if _, err := os.Stat(sp.Path); err != nil {
+				continue // taken by another drainer
+			}
+			log(sp.Path, sp.Err)
+			sp.Bad()
+			continue
+		case sp.Item.Entry != nil:
+			done, err := d.Archived(ctx, *sp.Item.Entry)
+			if err == nil && !done {
+				err = d.Add(ctx, *sp.Item.Entry, bytes.NewReader(sp.Item.Content))
+			}
+			if err != nil {
+				return err
+			}
+		case sp.Item.Ingest != "":
+			if err := d.Ingest(ctx, sp.Item.Format, sp.Item.Ingest); err != nil {
+				log(sp.Path, err)
+			}
+		}
+		sp.Done()
+	}
+	return nil
+}
+
+// drainRun archives the output of a memex run under the entry spooled
+// beside it (without an exit status when the run was killed first; a run
+// killed before it wrote its entry gets one, dated by its output).
+func drainRun(ctx context.Context, sp Spooled, d Drainer) error {
+	if sp.Running() {
+		return nil
+	}
+	e := memex.Entry{Agent: "cli", Kind: memex.KindTool, Tool: "run"}
+	if sp.Item.Entry != nil {
+		e = *sp.Item.Entry
+	}
+	if e.ID.IsZero() {
+		fi, err := os.Stat(sp.Output)
+		if err != nil {
+			return nil // taken by another drainer
+		}
+		e.ID, e.Created = memex.NewID(fi.ModTime()), fi.ModTime()
+	}
+	done, err := d.Archived(ctx, e)
+	if err != nil {
+		return err
+	}
+	if !done {
+		f, err := os.Open(sp.Output)
+		if err != nil {
+			return nil // taken by another drainer
+		}
+		err = d.Add(ctx, e, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	sp.Done()
+	return nil
+}

@@ -1,0 +1,65 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
+)
+
+// Capture archives through svc a tool call a hook captured (hosts.ToolEntry),
+// unless the call is archived already under its key: a transcript import
+// got there first, as it can when the host runs the hook in the
+// background. It returns the stored entry, or the zero entry (ID zero)
+// when the call was archived already. svc applies the write policy.
+func Capture(ctx context.Context, svc api.Service, e memex.Entry, body []byte) (memex.Entry, error) {
+	if captured(ctx, svc, hosts.Key(e)) {
+		return memex.Entry{}, nil
+	}
+	return svc.Add(ctx, api.AddRequest{Entry: e, Body: bytes.NewReader(body)})
+}
+
+// captured reports whether svc holds an entry under key. Any answer but
+// the entry's (or several) is taken for no: better a call archived twice
+// than lost.
+func captured(ctx context.Context, svc api.Service, key string) bool {
+	if key == "" {
+		return false
+	}
+	_, err := svc.Entry(ctx, key, "")
+	return err == nil || errors.Is(err, memex.ErrAmbiguous)
+}
+
+// DrainSpool does the work of h's spool (home.DrainSpool) through the
+// Service over h (New with o): spooled entries stored as they were
+// spooled, unless archived already under their ID or capture key;
+// transcripts imported, their sessions distilled.
+func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
+	svc := New(h, o)
+	d := home.Drainer{
+		Archived: func(ctx context.Context, e memex.Entry) (bool, error) {
+			if _, err := svc.Entry(ctx, e.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
+				return true, nil
+			}
+			return captured(ctx, svc, hosts.Key(e)), nil
+		},
+		Add: func(ctx context.Context, e memex.Entry, body io.Reader) error {
+			_, err := svc.Add(ctx, api.AddRequest{Entry: e, Body: body, NoRedact: true})
+			return err
+		},
+		Ingest: func(ctx context.Context, format, path string) error {
+			_, err := IngestDistilled(ctx, h.Store, ingest.Options{Format: ingest.Format(format), Paths: []string{path}})
+			return err
+		},
+	}
+	if o.Logger != nil {
+		d.Log = func(p string, err error) { o.Logger.Warn("spool", "file", p, "err", err) }
+	}
+	return home.DrainSpool(ctx, h.Dir, d)
+}

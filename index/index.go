@@ -670,10 +670,16 @@ func (ix *Index) Reset() error {
 	return nil
 }
 
-// bulkConfig is scorch's configuration between Reset and Compact: no tier
-// of segments is ever full, so the background merger does nothing.
+// bulkConfig is scorch's configuration between Reset and Compact: the
+// background merger does nothing. Its budget of segments is the live
+// documents divided by the floor segment size (a tier holding at most
+// MaxSegmentsPerTier of them): with a floor of one document and tiers that
+// never fill, the budget is never below the number of segments, each of
+// which holds a document at least. A large MaxSegmentsPerTier alone is
+// not enough: under bleve's floor of 2,000 documents the budget is one
+// segment, and segments of fewer documents were merged as they came.
 var bulkConfig = map[string]interface{}{
-	"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentsPerTier": 1 << 20},
+	"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentsPerTier": 1 << 20, "FloorSegmentSize": 1},
 }
 
 // compactPlan merges every segment in one step.

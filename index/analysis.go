@@ -77,6 +77,10 @@ func scan(input []byte, emit func(term []byte, letters bool)) {
 			i += n
 		}
 		if i-start > maxRunBytes {
+			// A deep path is looked for by its directories and name.
+			for _, seg := range pathSegments(input[start:i]) {
+				scan(seg, emit)
+			}
 			continue
 		}
 		if simple {
@@ -107,6 +111,38 @@ func scan(input []byte, emit func(term []byte, letters bool)) {
 			}
 		}
 	}
+}
+
+// Bounds of a run longer than maxRunBytes that is taken as a path.
+const (
+	maxPathRun     = 4096 // Linux's PATH_MAX
+	maxPathSegment = 80
+)
+
+// pathSegments splits a run longer than maxRunBytes at its slashes when it
+// is a deep path: at most maxPathRun bytes, with a slash at least every
+// maxPathSegment bytes. Base64 has a slash once in 64 characters on
+// average, so a long run of it has a longer stretch without one; a
+// minified bundle or a hex dump has few or none. Otherwise nil.
+func pathSegments(run []byte) [][]byte {
+	if len(run) > maxPathRun {
+		return nil
+	}
+	var segs [][]byte
+	from := 0
+	for k := 0; k <= len(run); k++ {
+		if k < len(run) && run[k] != '/' && run[k] != '\\' {
+			continue
+		}
+		if k-from > maxPathSegment {
+			return nil
+		}
+		if k > from {
+			segs = append(segs, run[from:k:k])
+		}
+		from = k + 1
+	}
+	return segs
 }
 
 // codeTokenizer is scan as a bleve tokenizer, for tests and benchmarks

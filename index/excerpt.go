@@ -216,11 +216,11 @@ func Paths(input string, content []byte) []string {
 			for i < len(b) && isPathByte(b[i]) {
 				i++
 			}
-			if i-start > maxPathBytes+8 || !bytes.ContainsAny(b[start:i], "/.") {
+			if i-start > maxPathRun || !bytes.ContainsAny(b[start:i], "/.") {
 				continue // a path has a slash or an extension
 			}
 			p, ok := pathOf(string(b[start:i]))
-			if !ok {
+			if p = pathTerm(p); !ok || p == "" {
 				continue
 			}
 			add(p)
@@ -264,7 +264,7 @@ func pathOf(w string) (string, bool) {
 		w = w[2:]
 	}
 	w = strings.TrimLeft(w, "/")
-	if w == "" || len(w) > maxPathBytes || strings.HasPrefix(w, "-") || !hasLetter(w) {
+	if w == "" || len(w) > maxPathRun || strings.HasPrefix(w, "-") || !hasLetter(w) {
 		return "", false
 	}
 	if strings.Contains(w, "/") {
@@ -274,6 +274,21 @@ func pathOf(w string) (string, bool) {
 		return w, true
 	}
 	return "", false
+}
+
+// pathTerm is what the path filter holds of path p: p itself, or of a
+// path longer than maxPathBytes its longest suffix at a slash that is not
+// ("" when there is none); path:P for such a path finds the entries
+// mentioning a path that ends so.
+func pathTerm(p string) string {
+	for len(p) > maxPathBytes {
+		k := strings.IndexByte(p, '/')
+		if k < 0 {
+			return ""
+		}
+		p = p[k+1:]
+	}
+	return p
 }
 
 func hasLetter(s string) bool {

@@ -730,18 +730,25 @@ func FuzzTokenizerAgreesWithQueries(f *testing.F) {
 			got = append(got, string(tok.Term))
 		}
 		var want []string
-		for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
-			if len(run) > maxRunBytes {
-				continue
-			}
-			if w := wordOf(run); w.whole != "" {
-				for _, term := range w.terms() {
-					if len(term) <= maxTermBytes {
-						want = append(want, term)
+		var runs func(s string)
+		runs = func(s string) {
+			for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
+				if len(run) > maxRunBytes {
+					for _, seg := range pathSegments([]byte(run)) {
+						runs(string(seg))
+					}
+					continue
+				}
+				if w := wordOf(run); w.whole != "" {
+					for _, term := range w.terms() {
+						if len(term) <= maxTermBytes {
+							want = append(want, term)
+						}
 					}
 				}
 			}
 		}
+		runs(s)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Tokenize(%q) = %q, wordOf gives %q", s, got, want)
 		}

@@ -134,6 +134,9 @@ func parse(q Query) (*parsed, error) {
 					if !ok {
 						pv = strings.Trim(v, "/")
 					}
+					if t := pathTerm(pv); t != "" {
+						pv = t
+					}
 					v = pv
 				}
 				textFilters[t.field] = append(textFilters[t.field], v)
@@ -197,6 +200,9 @@ func wordsOf(s string) []word {
 	var out []word
 	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
 		if len(run) > maxRunBytes {
+			for _, seg := range pathSegments([]byte(run)) {
+				out = append(out, wordsOf(string(seg))...)
+			}
 			continue
 		}
 		// A word longer than a term (a deep path) is still looked for by

@@ -594,7 +594,8 @@ func wordQuery(w qword) query.Query {
 	}
 	if w.field == "" && (strings.ContainsAny(w.w.whole, "/") || len(w.w.extra) > 0 || strings.Contains(w.w.whole, ".")) {
 		// The exact path keyword field holds paths as written.
-		if pth, ok := pathOf(w.w.whole); ok {
+		if pth, ok := pathOf(w.w.whole); ok && pathTerm(pth) != "" {
+			pth = pathTerm(pth)
 			alts = append(alts, termQuery(fKey, keyTerm(fPath, pth), boostPath))
 		}
 	}

@@ -30,7 +30,7 @@ import (
 // SchemaVersion names the fields, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "7"
+const SchemaVersion = "8"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -43,6 +43,7 @@ const (
 	fInput   = "input"   // command or tool arguments, code text
 	fKey     = "key"     // exact terms "name:value", for filters (see keyTerms)
 	fDef     = "def"     // the identifiers the content defines (see definitions)
+	fPair    = "pair"    // adjacent pieces "a b" of the text fields, for phrases (see pairsOf)
 )
 
 // Names of the exact values in fKey, which are also the filter names of
@@ -406,6 +407,30 @@ func document(d Doc) (*bdoc.Document, error) {
 				freqs[t] = &slab[i]
 			}
 			return freqs, len(defs)
+		}})
+	doc.AddField(&field{name: fPair, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
+		analyze: func() (bindex.TokenFrequencies, int) {
+			// The texts a phrase is checked against (see checker.one).
+			freqs := make(bindex.TokenFrequencies, len(content)/32+8)
+			var slab []bindex.TokenFreq
+			add := func(t []byte) {
+				if _, ok := freqs[string(t)]; ok {
+					return
+				}
+				if len(slab) == cap(slab) {
+					slab = make([]bindex.TokenFreq, 0, max(64, 2*cap(slab)))
+				}
+				key := string(t)
+				slab = append(slab, bindex.TokenFreq{Term: []byte(key)})
+				freqs[key] = &slab[len(slab)-1]
+			}
+			for _, s := range []string{e.Summary, e.AgentSummary, e.Input} {
+				if s != "" {
+					pairsOf([]byte(s), add)
+				}
+			}
+			pairsOf(content, add)
+			return freqs, len(freqs)
 		}})
 	doc.AddField(&field{name: fKey, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {

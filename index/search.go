@@ -513,14 +513,19 @@ func phraseRegexp(ph qphrase) *regexp.Regexp {
 // build makes the bleve query: the words, scored by queryOf; every
 // phrase's words; every filter.
 func (p *parsed) build() query.Query {
-	var must []query.Query
+	var must, filters []query.Query
 	if ws := p.scoring(); len(ws) > 0 {
 		must = append(must, queryOf(ws))
 	}
 	for _, ph := range p.phrases {
 		must = append(must, phraseQuery(ph))
+		// Every pair of the phrase's pieces, from the index: the
+		// candidates hold the phrase, but for the order of three pieces
+		// or more, which the content confirms.
+		for _, t := range phrasePairs(ph) {
+			filters = append(filters, termQuery(fPair, t, 1))
+		}
 	}
-	var filters []query.Query
 	for f, vs := range p.filters {
 		var alts []query.Query
 		for _, v := range vs {

@@ -223,6 +223,16 @@ func (e *Entry) SessionRef() SessionRef {
 	return SessionRef{Session: e.Session, Project: e.Project, Agent: e.Agent}
 }
 
+// IsCompaction reports whether e marks a point where the agent's context
+// was compacted (the ingest readers set Attrs["event"]).
+func (e *Entry) IsCompaction() bool {
+	switch e.Attrs["event"] {
+	case "compact_boundary", "compacted", "compaction":
+		return true
+	}
+	return false
+}
+
 // DisplaySummary is the line shown for the entry: the agent's own summary
 // when given, else the derived one, followed by "· N secrets redacted"
 // when redaction changed the entry.

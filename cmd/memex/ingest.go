@@ -6,14 +6,13 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -237,7 +236,7 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 		res.Warnings, res.MoreWarnings = nil, 0
 		err = writeJSON(a.stdout, res)
 	} else {
-		err = writeIngestReport(a.stdout, res, !o.noIndex)
+		err = render.IngestReport(a.stdout, res, !o.noIndex)
 	}
 	if err != nil {
 		return err
@@ -263,58 +262,6 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(res.Files, "file"))
 	}
 	return nil
-}
-
-// writeIngestReport prints rep as a table.
-func writeIngestReport(out io.Writer, rep api.IngestResult, showIndexed bool) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "files read\t%d (%d unchanged)\n", rep.Files, rep.Unchanged)
-	if rep.Commits > 0 {
-		fmt.Fprintf(w, "commits read\t%d\n", rep.Commits)
-	}
-	fmt.Fprintf(w, "sessions\t%d\n", rep.Sessions)
-	fmt.Fprintf(w, "entries added\t%d\n", rep.Added)
-	fmt.Fprintf(w, "already present\t%d\n", rep.Present)
-	if rep.Differ > 0 {
-		fmt.Fprintf(w, "  with other content\t%d (not archived: another run of the same sessions; import it with its own --project)\n", rep.Differ)
-	}
-	if rep.Completed > 0 {
-		fmt.Fprintf(w, "hook entries completed\t%d (from the transcript)\n", rep.Completed)
-	}
-	fmt.Fprintf(w, "bytes read\t%s\n", human(rep.Bytes))
-	fmt.Fprintf(w, "secrets redacted\t%d%s\n", rep.Redacted, countsSuffix(rep.RedactedKinds))
-	skipped := 0
-	for _, n := range rep.Skipped {
-		skipped += n
-	}
-	fmt.Fprintf(w, "lines skipped\t%d%s\n", skipped, countsSuffix(rep.Skipped))
-	if rep.InvalidUTF8 > 0 {
-		fmt.Fprintf(w, "invalid UTF-8\t%d byte sequences, archived as U+FFFD\n", rep.InvalidUTF8)
-	}
-	if len(rep.Unknown) > 0 {
-		fmt.Fprintf(w, "unknown records\t%s\n", strings.TrimPrefix(countsSuffix(rep.Unknown), " "))
-	}
-	if showIndexed {
-		fmt.Fprintf(w, "indexed\t%d\n", rep.Indexed)
-	}
-	return w.Flush()
-}
-
-// countsSuffix renders {"a":2,"b":1} as " (a 2, b 1)", sorted by key.
-func countsSuffix(m map[string]int) string {
-	if len(m) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // givenPaths remembers the relative paths memex ingest sent as absolute

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -82,7 +83,7 @@ func TestIngestSessionsReplaySearch(t *testing.T) {
 	if rp.code != 0 || !strings.Contains(rp.stdout, "context compacted here") || strings.Count(rp.stdout, "\n") < s1.Entries {
 		t.Fatalf("replay:\n%s", rp.stdout)
 	}
-	var steps []replayStep
+	var steps []render.ReplayStep
 	full := run(t, home, nil, "replay", "s1", "--full", "--json")
 	if err := json.Unmarshal([]byte(full.stdout), &steps); err != nil || len(steps) != s1.Entries || steps[0].Content == nil {
 		t.Fatalf("replay --full --json: %v %s", err, full.stdout)

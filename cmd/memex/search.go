@@ -13,6 +13,7 @@ import (
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -139,7 +140,7 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	if o.json {
 		return writeJSON(a.stdout, res)
 	}
-	printHits(a.stdout, a.stderr, res)
+	render.Hits(a.stdout, a.stderr, res)
 	return nil
 }
 

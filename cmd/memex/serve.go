@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 	"slices"
@@ -318,24 +317,4 @@ func dialAddr(a net.Addr) string {
 		return a.String()
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
-}
-
-// printHits prints search hits as memex search does.
-func printHits(stdout, stderr io.Writer, res api.SearchResult) {
-	for _, h := range res.Hits {
-		fmt.Fprintf(stdout, "%s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
-		if h.Snippet != "" {
-			fmt.Fprintf(stdout, "    %s\n", h.Snippet)
-		}
-	}
-	switch {
-	case len(res.Hits) == 0:
-		fmt.Fprintln(stderr, "no matches")
-	case res.Partial:
-		fmt.Fprintln(stderr, "(partial: the search ran out of time; narrow the query)")
-	case res.Relaxed:
-		fmt.Fprintln(stderr, "(no entry matches every word; these match some)")
-	case res.Partly > 0:
-		fmt.Fprintf(stderr, "(the last %d match only some of the words)\n", res.Partly)
-	}
 }

@@ -5,14 +5,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -62,156 +59,6 @@ always has them.
 	return c
 }
 
-// printSessions prints a session listing as memex sessions does.
-func (a *app) printSessions(list []api.SessionInfo, asJSON, wide bool) error {
-	if asJSON {
-		if list == nil {
-			list = []api.SessionInfo{}
-		}
-		return writeJSON(a.stdout, api.SessionList{Sessions: list})
-	}
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	if wide {
-		fmt.Fprintln(w, "SESSION\tAGENT\tPROJECT\tSTART\tEND\tENTRIES\tTOKENS\tCOMPACTIONS")
-		for _, si := range list {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", si.Session, si.Agent, si.Project,
-				si.Start.Format("2006-01-02 15:04"), si.End.Format("2006-01-02 15:04"), si.Entries, si.Tokens, si.Compactions)
-		}
-		return w.Flush()
-	}
-	compactions := false
-	for _, si := range list {
-		compactions = compactions || si.Compactions > 0
-	}
-	names := make([]string, len(list))
-	for i, si := range list {
-		names[i] = si.Session
-	}
-	short := shortNames(names)
-	head := "SESSION\tAGENT\tPROJECT\tSTART\tTOOK\tENTRIES\tTOKENS"
-	if compactions {
-		head += "\tCMP"
-	}
-	fmt.Fprintln(w, head)
-	for i, si := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s", short[i], si.Agent, projectName(si.Project),
-			si.Start.Format("2006-01-02 15:04"), span(si.End.Sub(si.Start)), si.Entries, shortCount(si.Tokens))
-		if compactions {
-			fmt.Fprintf(w, "\t%d", si.Compactions)
-		}
-		fmt.Fprintln(w)
-	}
-	return w.Flush()
-}
-
-// Widths of the narrow table's name columns, so that it fits 100 columns
-// with the longest agent name (mini-swe-agent) and every other column full.
-const (
-	maxName    = 22
-	maxProject = 12
-)
-
-// shortNames abbreviates the UUIDs among names (Claude Code's and Codex's
-// session names) to their shortest prefix of at least 8 characters that
-// no other name listed starts with, which replay takes; another name
-// longer than maxName loses its middle (--wide shows it whole).
-func shortNames(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n
-		if !isUUID(n) {
-			if r := []rune(n); len(r) > maxName {
-				// The end tells tasks apart (django__django-11292).
-				out[i] = string(r[:maxName-12]) + "…" + string(r[len(r)-11:])
-			}
-			continue
-		}
-		k := 8
-		for j, m := range names {
-			for j != i && k < len(n) && strings.HasPrefix(m, n[:k]) {
-				k++
-			}
-		}
-		out[i] = n[:k]
-	}
-	return out
-}
-
-// isUUID reports whether s is written as a UUID: 8-4-4-4-12 hex digits.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !strings.ContainsRune("0123456789abcdefABCDEF", c):
-			return false
-		}
-	}
-	return true
-}
-
-// projectName is a project as the narrow table shows it: its last path
-// element (claude-code-log for /Users/x/claude-code-log, django for
-// github.com/django/django), cut to maxProject characters.
-func projectName(p string) string {
-	if p == "" {
-		return "-"
-	}
-	p = strings.TrimRight(p, "/")
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
-		p = p[i+1:]
-	}
-	if r := []rune(p); len(r) > maxProject {
-		return string(r[:maxProject-1]) + "…"
-	}
-	return p
-}
-
-// span words how long a session ran: 45s, 12m, 3h05m, 2d04h.
-func span(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-}
-
-// shortCount words a token count in at most 5 characters: 812, 35.2k,
-// 412k, 1.3M.
-func shortCount(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 100_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}
-
-type replayStep struct {
-	Step       int       `json:"step"`
-	ID         memex.ID  `json:"id"`
-	Created    time.Time `json:"created"`
-	Kind       string    `json:"kind"`
-	Role       string    `json:"role,omitempty"` // a message's author: user, assistant, ...
-	Tool       string    `json:"tool,omitempty"`
-	Summary    string    `json:"summary"`
-	Tokens     int64     `json:"tokens"`
-	Compaction bool      `json:"compaction,omitempty"`
-	Content    *string   `json:"content,omitempty"`
-}
-
 func (a *app) replayCommand() *cobra.Command {
 	var full, asJSON bool
 	var ref memex.SessionRef
@@ -242,7 +89,7 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 			if err != nil {
 				return err
 			}
-			steps := make([]replayStep, 0, len(entries))
+			steps := make([]render.ReplayStep, 0, len(entries))
 			for i, e := range entries {
 				var content *string
 				if full {
@@ -253,7 +100,7 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 					text := string(b)
 					content = &text
 				}
-				steps = append(steps, newReplayStep(i, e.Entry, content))
+				steps = append(steps, render.Step(i, e.Entry, content))
 			}
 			return a.printReplay(steps, asJSON)
 		},
@@ -265,56 +112,26 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 	return c
 }
 
-// newReplayStep is step n of a replay: entry e, with its content when
-// --full asked for it.
-func newReplayStep(n int, e memex.Entry, content *string) replayStep {
-	return replayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Role: e.Attrs["role"], Tool: e.Tool,
-		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: service.IsCompaction(e), Content: content}
+// printSessions prints a session listing as memex sessions does.
+func (a *app) printSessions(list []api.SessionInfo, asJSON, wide bool) error {
+	if asJSON {
+		if list == nil {
+			list = []api.SessionInfo{}
+		}
+		return writeJSON(a.stdout, api.SessionList{Sessions: list})
+	}
+	return render.Sessions(a.stdout, list, wide)
 }
 
-// printReplay prints a replay as memex replay does, whether its steps were
-// read from the store or from a running server.
-func (a *app) printReplay(steps []replayStep, asJSON bool) error {
+// printReplay prints a replay as memex replay does, through the pager on
+// a terminal.
+func (a *app) printReplay(steps []render.ReplayStep, asJSON bool) error {
 	if asJSON {
 		return writeJSON(a.stdout, steps)
 	}
 	out, done := a.pager()
 	defer done()
-	// A session that spans days gets a line with the date where each day
-	// starts: a step's line holds its time of day only.
-	days := len(steps) > 0 && !sameDay(steps[0].Created, steps[len(steps)-1].Created)
-	for i, st := range steps {
-		if days && (i == 0 || !sameDay(steps[i-1].Created, st.Created)) {
-			fmt.Fprintf(out, "──────── %s ────────\n", st.Created.Format("Monday 2006-01-02"))
-		}
-		if st.Compaction {
-			fmt.Fprintf(out, "──────── context compacted here ────────\n")
-		}
-		what := st.Kind
-		switch {
-		case st.Tool != "":
-			what += ":" + st.Tool
-		case st.Kind == string(memex.KindMessage) && st.Role != "":
-			what = st.Role // user, assistant: who said it
-		}
-		fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
-		if st.Content != nil {
-			fmt.Fprintln(out, indent(*st.Content))
-		}
-	}
-	return nil
-}
-
-// sameDay reports whether a and b fall on the same calendar day (in a's
-// location, the one the lines print).
-func sameDay(a, b time.Time) bool {
-	b = b.In(a.Location())
-	return a.YearDay() == b.YearDay() && a.Year() == b.Year()
-}
-
-func indent(s string) string {
-	s = strings.TrimRight(s, "\n")
-	return "      │ " + strings.ReplaceAll(s, "\n", "\n      │ ")
+	return render.Replay(out, steps)
 }
 
 // pager returns where long output should go: $PAGER (default less -FRX)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/render"
 )
 
 // TestSessionPrefix: the first characters of a session's name name it in
@@ -119,7 +120,7 @@ func TestReplayDatesAndRoles(t *testing.T) {
 	if r := run(t, home, nil, "replay", "one-day"); r.code != 0 || strings.Count(r.stdout, "\n") != 1 || strings.Contains(r.stdout, "2026-11-03") {
 		t.Errorf("replay within a day:\n%s", r.stdout)
 	}
-	var steps []replayStep
+	var steps []render.ReplayStep
 	r = run(t, home, nil, "replay", "two-days", "--json")
 	if err := json.Unmarshal([]byte(r.stdout), &steps); err != nil || len(steps) != 3 || steps[0].Role != "user" || steps[1].Role != "" || steps[2].Role != "assistant" {
 		t.Errorf("replay --json: %v %s", err, r.stdout)

@@ -47,6 +47,7 @@ var allowed = map[string][]string{
 	"internal/home":     {"", "archive", "index"},
 	// The Services over a home: Local, per-call locking, the write policy.
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
+	"internal/render":              {"", "api", "summarize"},
 	"internal/service/servicetest": {"", "api", "deref", "memory"},
 }
 

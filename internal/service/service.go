@@ -206,14 +206,8 @@ func StatsOf(st archive.Stats) api.Stats {
 }
 
 // IsCompaction reports whether e marks a point where the agent's context
-// was compacted (the ingest readers set Attrs["event"]).
-func IsCompaction(e memex.Entry) bool {
-	switch e.Attrs["event"] {
-	case "compact_boundary", "compacted", "compaction":
-		return true
-	}
-	return false
-}
+// was compacted (memex.Entry.IsCompaction).
+func IsCompaction(e memex.Entry) bool { return e.IsCompaction() }
 
 // Locked is the Service that opens the home for each call, through Open
 // (for writing when write is set, else shared), and closes it before

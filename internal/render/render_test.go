@@ -1,0 +1,72 @@
+package render
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+)
+
+// The narrow table names a UUID by the shortest prefix (8 or more) that
+// tells it from the others, cuts a long name in its middle, shows a
+// project by its last element and words spans and counts short.
+func TestSessionsTable(t *testing.T) {
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	list := []api.SessionInfo{
+		{Session: "5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b", Agent: "claude-code", Project: "github.com/django/django",
+			Start: at, End: at.Add(3*time.Hour + 5*time.Minute), Entries: 12, Tokens: 35210},
+		{Session: "5f0c2a91-8888-4b8e-9a55-0c1d2e3f4a5b", Agent: "codex", Start: at, End: at.Add(45 * time.Second), Entries: 1, Tokens: 812},
+		{Session: "django__django-11292-and-a-long-tail", Agent: "swe-agent", Project: "p", Start: at, End: at.Add(50 * time.Hour),
+			Entries: 3, Tokens: 1_300_000, Compactions: 2},
+	}
+	var b strings.Builder
+	if err := Sessions(&b, list, false); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for i, want := range [][]string{
+		{"SESSION", "TOOK", "CMP"},
+		{"5f0c2a91-7 ", "django ", "3h05m", "35.2k"},
+		{"5f0c2a91-8 ", "- ", "45s", "812"},
+		{"django__dj…a-long-tail", "2d02h", "1.3M", " 2"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("line %d %q lacks %q", i, got[i], w)
+			}
+		}
+	}
+	b.Reset()
+	if err := Sessions(&b, list, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), list[0].Session) || !strings.Contains(b.String(), "github.com/django/django") || !strings.Contains(b.String(), "END") {
+		t.Errorf("wide:\n%s", b.String())
+	}
+}
+
+func TestReplaySpansDaysAndMarksCompactions(t *testing.T) {
+	at := time.Date(2026, 11, 1, 23, 50, 0, 0, time.UTC)
+	content := "line one\nline two\n"
+	steps := []ReplayStep{
+		Step(0, memex.Entry{Created: at, Kind: memex.KindMessage, Attrs: map[string]string{"role": "user"}, Summary: "fix it"}, nil),
+		Step(1, memex.Entry{Created: at.Add(20 * time.Minute), Kind: memex.KindEvent, Attrs: map[string]string{"event": "compact_boundary"}}, nil),
+		Step(2, memex.Entry{Created: at.Add(25 * time.Minute), Kind: memex.KindTool, Tool: "bash", Summary: "go test"}, &content),
+	}
+	var b strings.Builder
+	if err := Replay(&b, steps); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, w := range []string{"──────── Sunday 2026-11-01 ────────\n", "  user  ", "──────── Monday 2026-11-02 ────────\n",
+		"──────── context compacted here ────────\n", "tool:bash", "      │ line one\n      │ line two\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("replay lacks %q:\n%s", w, got)
+		}
+	}
+	if !steps[1].Compaction || steps[0].Role != "user" || steps[2].Content == nil {
+		t.Errorf("steps %+v", steps)
+	}
+}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -76,6 +77,28 @@ type Report struct {
 	Budgets    []int    `json:"budgets"`
 	Strategies []string `json:"strategies"`
 	Cells      []Cell   `json:"cells"`
+}
+
+// NewReport is the report of a budget run of probes (those skipped
+// named in skipped, as Budget returns them) at budgets, every strategy's
+// outcomes summed up per budget.
+func NewReport(probes int, outs []Outcome, skipped []string, budgets []int) Report {
+	if skipped == nil {
+		skipped = []string{}
+	}
+	return Report{Probes: probes - len(skipped), Skipped: skipped, Budgets: budgets, Strategies: Strategies,
+		Cells: Summarize(outs, Strategies, budgets)}
+}
+
+// WriteOutcomes writes every outcome as a JSON line.
+func WriteOutcomes(w io.Writer, outs []Outcome) error {
+	enc := json.NewEncoder(w)
+	for _, out := range outs {
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Summarize aggregates outcomes per strategy and budget, in the order of

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -390,3 +391,39 @@ func WriteRetrievalTable(w io.Writer, rep RetrievalReport) error {
 	}
 	return nil
 }
+
+// RetrievalScanFile is RetrievalScan of the open file f, whose name its
+// errors give; progress, when set, is told after every haystack how many
+// of the file's bytes are read.
+func RetrievalScanFile(ctx context.Context, f *os.File, format string, opts RetrievalOptions, progress func(read, size int64)) (RetrievalReport, error) {
+	cr := &countingReader{r: f}
+	if progress != nil {
+		size := int64(0)
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		opts.Progress = func(int, int) { progress(cr.n, max(size, cr.n)) }
+	}
+	return RetrievalScan(ctx, nameReader{cr, f.Name()}, format, opts)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// nameReader is a reader that keeps the name of the file it reads, for
+// the errors that name it (see ScanDataset).
+type nameReader struct {
+	io.Reader
+	name string
+}
+
+func (n nameReader) Name() string { return n.name }

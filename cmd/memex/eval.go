@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,13 +152,9 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.probes == "" {
 		return usagef("eval budget needs --probes FILE\nUsage: %s", c.UseLine())
 	}
-	var budgets []int
-	for _, f := range strings.Split(o.budgets, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || b <= 0 {
-			return usagef("--budgets %q: want positive numbers separated by commas", o.budgets)
-		}
-		budgets = append(budgets, b)
+	budgets, err := positiveInts("--budgets", o.budgets)
+	if err != nil {
+		return err
 	}
 	in := a.stdin
 	if o.probes != "-" {
@@ -194,18 +188,11 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := eval.Report{Probes: len(probes) - len(skipped), Skipped: skipped, Budgets: budgets,
-		Strategies: eval.Strategies, Cells: eval.Summarize(outs, eval.Strategies, budgets)}
-	if rep.Skipped == nil {
-		rep.Skipped = []string{}
-	}
+	rep := eval.NewReport(len(probes), outs, skipped, budgets)
 	if o.outcomes != "" {
 		var sb strings.Builder
-		enc := json.NewEncoder(&sb)
-		for _, out := range outs {
-			if err := enc.Encode(out); err != nil {
-				return err
-			}
+		if err := eval.WriteOutcomes(&sb, outs); err != nil {
+			return err
 		}
 		if err := os.WriteFile(o.outcomes, []byte(sb.String()), 0o644); err != nil {
 			return fmt.Errorf("eval: outcomes: %w", err)
@@ -266,13 +253,9 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 			if o.format != eval.LongMemEval && o.format != eval.LoCoMo {
 				return usagef("--format %q: want longmemeval or locomo", o.format)
 			}
-			var ks []int
-			for _, f := range strings.Split(o.ks, ",") {
-				k, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || k <= 0 {
-					return usagef("--k %q: want positive numbers separated by commas", o.ks)
-				}
-				ks = append(ks, k)
+			ks, err := positiveInts("--k", o.ks)
+			if err != nil {
+				return err
 			}
 			if o.budget <= 0 {
 				return usagef("--budget must be a positive number of tokens")
@@ -282,20 +265,13 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 				return usagef("%v", err)
 			}
 			defer f.Close()
-			opts := eval.RetrievalOptions{Ks: ks, Budget: o.budget}
-			// The file is read one haystack at a time: progress is
-			// the share of its bytes read.
-			var in io.Reader = f
+			// The file is read one haystack at a time: progress is the
+			// share of its bytes read.
+			var progress func(read, size int64)
 			if bar := a.progress("retrieval (MB read)", o.quiet || o.json); bar != nil {
-				size := int64(0)
-				if fi, err := f.Stat(); err == nil {
-					size = fi.Size()
-				}
-				cr := &countingReader{r: f}
-				in = cr
-				opts.Progress = func(int, int) { bar(cr.n>>20, max(size, cr.n)>>20) }
+				progress = func(read, size int64) { bar(read>>20, size>>20) }
 			}
-			rep, err := eval.RetrievalScan(c.Context(), nameReader{in, f.Name()}, o.format, opts)
+			rep, err := eval.RetrievalScanFile(c.Context(), f, o.format, eval.RetrievalOptions{Ks: ks, Budget: o.budget}, progress)
 			if err != nil {
 				return err
 			}
@@ -314,23 +290,15 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 	return c
 }
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
+// positiveInts reads a flag of positive numbers separated by commas.
+func positiveInts(flag, v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, usagef("%s %q: want positive numbers separated by commas", flag, v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// nameReader is a reader that keeps the name of the file it reads, for
-// the errors that name it.
-type nameReader struct {
-	io.Reader
-	name string
-}
-
-func (n nameReader) Name() string { return n.name }

@@ -129,6 +129,13 @@ func (a *app) recordHook(host, event string, in hosts.HookInput, err error) {
 func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInput) error {
 	e, body := hosts.ToolEntry(host, in)
 	ingest.RecordShown(&e, in.Cwd, body)
+	if !mayHint(e) {
+		// No lesson to ask the store for: spool the call and let the last
+		// hook in flight archive the spool (spoolCapture).
+		if spooled, err := a.spoolCapture(ctx, e, body); spooled {
+			return err
+		}
+	}
 	var hint string
 	served, err := a.withHook(ctx, hookAddWait, func(t hookTarget, _ *home.Home) error {
 		stored, err := service.Capture(ctx, t, e, body)
@@ -147,6 +154,52 @@ func (a *app) hookPostToolUse(ctx context.Context, host string, in hosts.HookInp
 		return hosts.LessonOutput(a.stdout, hint)
 	}
 	return err
+}
+
+// spoolCapture spools a captured call when no server runs, which
+// acknowledges it, and when no other hook is in flight (home.Enter)
+// archives the whole spool in one open of the store, unsynced until one
+// sync at the end: a writable open replays and flushes Pebble's log, and
+// a hundred hooks at once each paying for it was the cost of concurrent
+// hooks (docs/performance.md, Hooks). A store that is taken leaves the
+// spool to its holder or the next process that takes it. spooled is false
+// when a server runs or the call could not be spooled: the caller
+// archives it then.
+func (a *app) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (spooled bool, err error) {
+	if _, ok := home.ReadServer(a.home); ok {
+		return false, nil
+	}
+	fl, err := home.Enter(a.home)
+	if err != nil {
+		a.log.Warn("spool", "err", err)
+		return false, nil
+	}
+	// The spool holds no credentials: the Service's write policy, applied
+	// before the item reaches the disk.
+	e, body, _ = service.Policy(e, body)
+	if _, err := home.Spool(a.home, spoolItem{Entry: &e, Content: body}); err != nil {
+		fl.Leave()
+		a.log.Warn("spool", "err", err)
+		return false, nil
+	}
+	if !fl.Leave() {
+		return true, nil
+	}
+	h, err := home.Open(ctx, a.home, home.Options{Wait: hookAddWait, NoSync: true, Logger: a.log, Purpose: "memex hook"})
+	if err == nil {
+		err = a.drainSpool(ctx, h)
+		if cerr := h.Close(); err == nil {
+			err = cerr
+		}
+	}
+	switch {
+	case errors.Is(err, memex.ErrBusy):
+		return true, nil
+	case errors.Is(err, memex.ErrDiskFull):
+		fmt.Fprintf(a.stderr, "memex hook: %s; spooled in %s until there is room\n", userMessage(err), filepath.Join(a.home, home.SpoolDir))
+		return true, nil
+	}
+	return true, err
 }
 
 // lessonHint is the lesson line for the captured tool call e, archived as

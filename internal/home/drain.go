@@ -3,6 +3,7 @@ package home
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 
@@ -25,6 +26,10 @@ type Drainer struct {
 	// Log is told of an item that could not be read (kept as .bad) or
 	// imported; nil logs nothing.
 	Log func(path string, err error)
+	// Sync, when set, makes the work done so far durable: the items are
+	// then removed after a Sync, not one by one after each Add (for a
+	// store opened without a sync per add). Nil: each Add is durable.
+	Sync func() error
 }
 
 // DrainSpool does the work dir's spool holds, oldest first, removing each
@@ -32,6 +37,8 @@ type Drainer struct {
 // was busy, the transcripts they could not import, and the output of a
 // memex run that ended (or was killed) before it could archive it. A run
 // in progress is left alone, and so is an item another drainer took first.
+// With d.Sync, entries are added in a batch and their items removed after
+// one Sync.
 func DrainSpool(ctx context.Context, dir string, d Drainer) error {
 	items, err := ListSpool(dir)
 	if err != nil || len(items) == 0 {
@@ -41,12 +48,29 @@ func DrainSpool(ctx context.Context, dir string, d Drainer) error {
 	if log == nil {
 		log = func(string, error) {}
 	}
+	var added []Spooled
+	durable := func() error {
+		if len(added) == 0 {
+			return nil
+		}
+		if err := d.Sync(); err != nil {
+			return err
+		}
+		for _, sp := range added {
+			sp.Done()
+		}
+		added = added[:0]
+		return nil
+	}
 	for _, sp := range items {
 		if err := ctx.Err(); err != nil {
-			return err
+			return errors.Join(err, durable())
 		}
 		switch {
 		case sp.Output != "":
+			if err := durable(); err != nil {
+				return err
+			}
 			if err := drainRun(ctx, sp, d); err != nil {
 				return err
 			}
@@ -64,16 +88,28 @@ func DrainSpool(ctx context.Context, dir string, d Drainer) error {
 				err = d.Add(ctx, *sp.Item.Entry, bytes.NewReader(sp.Item.Content))
 			}
 			if err != nil {
-				return err
+				return errors.Join(err, durable())
+			}
+			if d.Sync != nil {
+				added = append(added, sp)
+				continue
 			}
 		case sp.Item.Ingest != "":
+			if err := durable(); err != nil {
+				return err
+			}
 			if err := d.Ingest(ctx, sp.Item.Format, sp.Item.Ingest); err != nil {
 				log(sp.Path, err)
+			}
+			if d.Sync != nil {
+				if err := d.Sync(); err != nil {
+					return err
+				}
 			}
 		}
 		sp.Done()
 	}
-	return nil
+	return durable()
 }
 
 // drainRun archives the output of a memex run under the entry spooled
@@ -105,6 +141,9 @@ func drainRun(ctx context.Context, sp Spooled, d Drainer) error {
 		}
 		err = d.Add(ctx, e, f)
 		f.Close()
+		if err == nil && d.Sync != nil {
+			err = d.Sync()
+		}
 		if err != nil {
 			return err
 		}

@@ -309,3 +309,33 @@ func TestSpoolListsInOrderAndSkipsLiveRuns(t *testing.T) {
 		t.Errorf("spool dir mode: %v", err)
 	}
 }
+
+// Of the hooks in flight at once, the one that leaves last is told so;
+// one that leaves while another is still in flight is not.
+func TestLastFlightIsTold(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Enter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Enter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Leave() {
+		t.Fatal("a left while b was in flight, and was told it was the last")
+	}
+	if !b.Leave() {
+		t.Fatal("b left last and was not told")
+	}
+	c, err := Enter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Leave() {
+		t.Fatal("a hook alone in flight was not told it was the last")
+	}
+	if left, _ := Leftover(dir); len(left) != 0 {
+		t.Errorf("the flight lock shows as spooled work: %v", left)
+	}
+}

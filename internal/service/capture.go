@@ -11,6 +11,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/memory"
 )
 
 // Capture archives through svc a tool call a hook captured (hosts.ToolEntry),
@@ -38,10 +39,16 @@ func captured(ctx context.Context, svc api.Service, key string) bool {
 
 // DrainSpool does the work of h's spool (home.DrainSpool) through the
 // Service over h (New with o): spooled entries stored as they were
-// spooled, unless archived already under their ID or capture key;
-// transcripts imported, their sessions distilled.
+// spooled, unless archived already under their ID or capture key, in one
+// batch made durable by one sync before their items go; the sessions of
+// the runs among them distilled once each, after the batch (not once per
+// run, as an Add through New does); transcripts imported, their sessions
+// distilled.
 func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
 	svc := New(h, o)
+	batch := local(h, o)
+	var runs []memex.SessionRef
+	seen := map[memex.SessionRef]bool{}
 	d := home.Drainer{
 		Archived: func(ctx context.Context, e memex.Entry) (bool, error) {
 			if _, err := svc.Entry(ctx, e.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
@@ -50,16 +57,25 @@ func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
 			return captured(ctx, svc, hosts.Key(e)), nil
 		},
 		Add: func(ctx context.Context, e memex.Entry, body io.Reader) error {
-			_, err := svc.Add(ctx, api.AddRequest{Entry: e, Body: body, NoRedact: true})
+			got, err := batch.Add(ctx, api.AddRequest{Entry: e, Body: body, NoRedact: true})
+			if ref := got.SessionRef(); err == nil && memory.Decisive(got) && !seen[ref] {
+				seen[ref] = true
+				runs = append(runs, ref)
+			}
 			return err
 		},
 		Ingest: func(ctx context.Context, format, path string) error {
 			_, err := IngestDistilled(ctx, h.Store, ingest.Options{Format: ingest.Format(format), Paths: []string{path}})
 			return err
 		},
+		Sync: h.Store.Sync,
 	}
 	if o.Logger != nil {
 		d.Log = func(p string, err error) { o.Logger.Warn("spool", "file", p, "err", err) }
 	}
-	return home.DrainSpool(ctx, h.Dir, d)
+	err := home.DrainSpool(ctx, h.Dir, d)
+	if _, derr := Distill(ctx, h.Store, nil, runs, nil); derr != nil && o.Logger != nil {
+		o.Logger.Warn("distill", "err", derr)
+	}
+	return err
 }

@@ -40,10 +40,15 @@ type Options struct {
 // maintenance included), with the write policy (Redacting) and the
 // distillation of runs (Distilling). It is valid until h is closed.
 func New(h *home.Home, o Options) api.Service {
-	l := &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()},
+	return Redacting(Distilling(local(h, o), h.Store, o.Logger))
+}
+
+// local is the Service over h without the write policy and distillation
+// that New wraps around it.
+func local(h *home.Home, o Options) *api.Local {
+	return &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()},
 		Catalog: Catalog{h.Store}, Ingester: importer{h}, Maintainer: Maintainer{Home: h, Progress: o.Progress},
 		CheckoutOf: o.CheckoutOf}
-	return Redacting(Distilling(l, h.Store, o.Logger))
 }
 
 // Redacting applies the write policy (package redact's rule: the entry's

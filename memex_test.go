@@ -2,6 +2,7 @@ package memex
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -72,5 +73,29 @@ func TestDisplaySummarySaysWhatWasRedacted(t *testing.T) {
 		if got := c.e.DisplaySummary(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
 		}
+	}
+}
+
+// TestErrorSentence: an Error matches its class and its cause, and reads
+// as its own sentence however it is wrapped; an error without one reads
+// as it is.
+func TestErrorSentence(t *testing.T) {
+	cause := errors.New("disk on fire")
+	e := Errorf(ErrNotFound, "session %q: not found", "x").WithHint("memex sessions lists them")
+	e.Err = cause
+	wrapped := fmt.Errorf("deref: context: %w", fmt.Errorf("archive: %w", e))
+	if !errors.Is(wrapped, ErrNotFound) || !errors.Is(wrapped, cause) || errors.Is(wrapped, ErrInvalid) {
+		t.Fatalf("errors.Is on %v", wrapped)
+	}
+	if got, want := Sentence(wrapped), `session "x": not found; memex sessions lists them`; got != want {
+		t.Fatalf("Sentence = %q, want %q", got, want)
+	}
+	outer := fmt.Errorf("ingest: %w", &Error{Kind: ErrInvalid, What: "entries archived, indexing failed", Err: wrapped})
+	if got := Sentence(outer); got != "entries archived, indexing failed" || !errors.Is(outer, ErrNotFound) {
+		t.Fatalf("outermost Error: %q", got)
+	}
+	plain := fmt.Errorf("archive: get x: %w", ErrCorrupt)
+	if Sentence(plain) != plain.Error() {
+		t.Fatalf("Sentence of a plain error = %q", Sentence(plain))
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/memex-archive/memex"
 )
@@ -95,19 +94,24 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status >= 500 && status != http.StatusServiceUnavailable && status != http.StatusNotImplemented {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="memex"`)
+	}
+	writeJSON(w, status, encodeError(err, code))
+}
+
+// encodeError is err's answer: an error that carries its sentence (a
+// *memex.Error in its chain) sends its What and Hint, what memex.Sentence
+// reads, for the client to rebuild the same Error; any other, its text.
+func encodeError(err error, code string) ErrorBody {
 	var body ErrorBody
 	body.Error.Code = code
 	body.Error.Message = err.Error()
 	var me *memex.Error
-	if errors.As(err, &me) && me.Hint != "" && strings.HasSuffix(body.Error.Message, " ("+me.Hint+")") {
-		// The hint travels on its own, to be printed as the client's.
-		body.Error.Message = strings.TrimSuffix(body.Error.Message, " ("+me.Hint+")")
-		body.Error.Hint = me.Hint
+	if errors.As(err, &me) {
+		body.Error.Message, body.Error.Hint = me.What, me.Hint
 	}
-	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="memex"`)
-	}
-	writeJSON(w, status, body)
+	return body
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -257,6 +257,21 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 	return n, nil
 }
 
+// signedParam reads an integer of either sign, for a route whose Service
+// method judges it: a negative one is then refused in the Service's words,
+// as it is without a server.
+func signedParam(r *http.Request, name string, def int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: want an integer: %w", name, v, memex.ErrInvalid)
+	}
+	return n, nil
+}
+
 // boolParam reads a query flag: 1 or true, 0, false or absent.
 func boolParam(r *http.Request, op, name string) (bool, error) {
 	switch v := r.URL.Query().Get(name); v {
@@ -339,7 +354,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 			if err == nil && len(res.Items) == 0 {
 				_, err = s.svc.Entry(ctx, ref, project)
 				if err == nil {
-					err = fmt.Errorf("get %s: %w", ref, memex.ErrNotFound)
+					err = memex.Errorf(memex.ErrNotFound, "%s: not found", ref)
 				}
 			}
 		}
@@ -467,7 +482,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	budget, err := intParam(r, "budget", 0)
+	budget, err := signedParam(r, "budget", 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -495,7 +510,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := SessionFilter{Project: q.Get("project"), Agent: q.Get("agent")}
 	var err error
-	if f.Limit, err = intParam(r, "limit", 0); err != nil {
+	if f.Limit, err = signedParam(r, "limit", 0); err != nil {
 		s.writeError(w, r, fmt.Errorf("sessions: %w", err))
 		return
 	}

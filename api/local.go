@@ -61,7 +61,7 @@ func (l *Local) Lines(ctx context.Context, req LinesRequest) (io.ReadCloser, err
 
 func (l *Local) Show(ctx context.Context, req ShowRequest) (ShowResult, error) {
 	if req.Budget <= 0 {
-		return ShowResult{}, fmt.Errorf("show: budget %d: want a positive number of tokens: %w", req.Budget, memex.ErrInvalid)
+		return ShowResult{}, memex.Errorf(memex.ErrInvalid, "show: budget %d: want a positive number of tokens", req.Budget)
 	}
 	it, res, err := l.reader().Show(ctx, req.Ref, req.Budget, req.Project)
 	if err != nil {
@@ -83,10 +83,10 @@ func (l *Local) Search(ctx context.Context, q Query) (SearchResult, error) {
 
 func (l *Local) Deref(ctx context.Context, req DerefRequest) (DerefResult, error) {
 	if len(req.Refs) == 0 {
-		return DerefResult{}, fmt.Errorf("deref: refs is empty: %w", memex.ErrInvalid)
+		return DerefResult{}, memex.Errorf(memex.ErrInvalid, "deref: refs is empty: name at least one ID or alias")
 	}
 	if req.Budget < 0 {
-		return DerefResult{}, fmt.Errorf("deref: budget %d: %w", req.Budget, memex.ErrInvalid)
+		return DerefResult{}, memex.Errorf(memex.ErrInvalid, "deref: budget %d: want 0 (the default) or a positive number of tokens", req.Budget)
 	}
 	res, err := l.reader().Deref(ctx, req.Refs, deref.Options{Budget: req.Budget, Query: req.Query,
 		Project: req.Project, Checkout: l.checkout(req.Checkout), Base64: req.Base64})
@@ -101,7 +101,7 @@ func (l *Local) Context(ctx context.Context, req ContextRequest) (ContextResult,
 		return ContextResult{}, fmt.Errorf("context: give a session or a project: %w", memex.ErrInvalid)
 	}
 	if req.Budget < 0 {
-		return ContextResult{}, fmt.Errorf("context: budget %d: %w", req.Budget, memex.ErrInvalid)
+		return ContextResult{}, memex.Errorf(memex.ErrInvalid, "context: budget %d: want 0 (the default) or a positive number of tokens", req.Budget)
 	}
 	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget, Checkout: l.checkout(req.Checkout)}
 	if req.Before != "" {
@@ -123,7 +123,7 @@ func (l *Local) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, e
 		return nil, fmt.Errorf("sessions: %w", errUnavailable)
 	}
 	if f.Limit < 0 {
-		return nil, fmt.Errorf("sessions: limit %d: want 0 (all) or more: %w", f.Limit, memex.ErrInvalid)
+		return nil, memex.Errorf(memex.ErrInvalid, "sessions: limit %d: want 0 (all) or more", f.Limit)
 	}
 	list, err := l.Catalog.Sessions(ctx, f)
 	if err != nil {

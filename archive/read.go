@@ -107,14 +107,14 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 	if project != "" && len(named) > 1 {
 		id, ok := named[project]
 		if !ok {
-			return memex.ID{}, fmt.Errorf("archive: alias %q names no entry of project %s (it names entries of %s): %w",
-				ref, project, projectList(named), memex.ErrNotFound)
+			return memex.ID{}, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound,
+				"alias %q names no entry of project %s (it names entries of %s): not found", ref, project, projectList(named)))
 		}
 		return id, nil
 	}
 	switch len(named) {
 	case 0:
-		return memex.ID{}, fmt.Errorf("archive: %s: %w", ref, memex.ErrNotFound)
+		return memex.ID{}, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound, "%s: not found", ref))
 	case 1:
 		for _, id := range named {
 			return id, nil
@@ -125,8 +125,8 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 	for i, p := range projects {
 		names[i] = named[p].String() + " (" + projectName(p) + ")"
 	}
-	return memex.ID{}, fmt.Errorf("archive: alias %q names entries in %d projects: %s; narrow it with the project (--project, ?project=) or name one by its ID: %w",
-		ref, len(named), strings.Join(names, ", "), memex.ErrAmbiguous)
+	return memex.ID{}, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrAmbiguous, "alias %q names entries in %d projects: %s",
+		ref, len(named), strings.Join(names, ", ")).WithHint("narrow it with the project (--project, ?project=) or name one by its ID"))
 }
 
 // Lookup returns the newest entry written under alias in project's scope,
@@ -514,7 +514,7 @@ func (s *Store) sessionEntries(ctx context.Context, ref memex.SessionRef) ([]mem
 	case len(unscoped) > 1:
 		return nil, ambiguousSession(ref, unscoped)
 	case len(unscoped) == 0:
-		return nil, fmt.Errorf("archive: session %s: %w", quoted(ref), memex.ErrNotFound)
+		return nil, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound, "session %s: not found", quoted(ref)))
 	default:
 		pick = unscoped
 	}
@@ -547,8 +547,8 @@ func ambiguousSession(ref memex.SessionRef, refs []memex.SessionRef) error {
 	if len(agents) > 1 {
 		by = append(by, "the agent (--agent)")
 	}
-	return fmt.Errorf("archive: session %q names %d sessions: %s; narrow it with %s: %w",
-		ref.Session, len(refs), strings.Join(names, ", "), strings.Join(by, " or "), memex.ErrAmbiguous)
+	return fmt.Errorf("archive: %w", memex.Errorf(memex.ErrAmbiguous, "session %q names %d sessions: %s",
+		ref.Session, len(refs), strings.Join(names, ", ")).WithHint("narrow it with "+strings.Join(by, " or ")))
 }
 
 func compareRefs(a, b memex.SessionRef) int {

@@ -59,8 +59,8 @@ func (s *Store) ResolveSession(ctx context.Context, ref memex.SessionRef) (memex
 	if ref.Project == "" {
 		narrow += ", or the project (--project)"
 	}
-	return ref, fmt.Errorf("archive: session prefix %q starts %d sessions: %s; %s: %w",
-		ref.Session, len(found), strings.Join(list, ", "), narrow, memex.ErrAmbiguous)
+	return ref, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrAmbiguous, "session prefix %q starts %d sessions: %s",
+		ref.Session, len(found), strings.Join(list, ", ")).WithHint(narrow))
 }
 
 // sessionsPrefixed lists the sessions whose name starts with ref.Session

@@ -200,7 +200,7 @@ func (r *Reader) contextEntries(ctx context.Context, opts ContextOptions) ([]mem
 		return nil, fmt.Errorf("deref: context: give a session or a project: %w", memex.ErrInvalid)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("deref: context: no entries for %s: %w", scope(opts), memex.ErrNotFound)
+		return nil, fmt.Errorf("deref: context: %w", memex.Errorf(memex.ErrNotFound, "no entries for %s: not found", scope(opts)))
 	}
 	return out, nil
 }

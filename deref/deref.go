@@ -342,7 +342,7 @@ func (r *Reader) Show(ctx context.Context, ref string, budget int, project strin
 		return Item{}, Result{}, err
 	}
 	if len(res.Items) != 1 {
-		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, memex.ErrNotFound)
+		return Item{}, Result{}, fmt.Errorf("deref: show: %w", memex.Errorf(memex.ErrNotFound, "%s: not found", ref))
 	}
 	res.Budget, res.Used = budget, count(res.Items[0].Content)
 	return res.Items[0], res, nil
@@ -354,12 +354,15 @@ type budgetError struct {
 	budget, need, entries int
 }
 
-func (e *budgetError) Error() string {
-	return fmt.Sprintf("deref: a budget of %s cannot show %s: need at least %d: %v",
-		plural(e.budget, "token"), plural(e.entries, "entry"), e.need, memex.ErrBudgetTooSmall)
-}
+func (e *budgetError) Error() string { return "deref: " + e.sentence().Error() }
 
-func (e *budgetError) Unwrap() error { return memex.ErrBudgetTooSmall }
+// Unwrap is the error's sentence, of the class memex.ErrBudgetTooSmall.
+func (e *budgetError) Unwrap() error { return e.sentence() }
+
+func (e *budgetError) sentence() *memex.Error {
+	return memex.Errorf(memex.ErrBudgetTooSmall, "a budget of %s is too small to show %s: need at least %d",
+		plural(e.budget, "token"), plural(e.entries, "entry"), e.need)
+}
 
 // bodyWindows is what an item tells of the body's lines it shows: a binary
 // entry shows its note, no window of the body, so it has none.

@@ -402,7 +402,7 @@ func TestMissingAndAliases(t *testing.T) {
 		t.Fatalf("show in %d tokens: %+v %+v %v", n, it, res, err)
 	}
 	_, _, err = r.Show(context.Background(), "toolu_01ABC", 1, "")
-	if !errors.Is(err, memex.ErrBudgetTooSmall) || !strings.Contains(err.Error(), "a budget of 1 token cannot") {
+	if !errors.Is(err, memex.ErrBudgetTooSmall) || !strings.Contains(err.Error(), "a budget of 1 token is too small") {
 		t.Fatalf("show in 1 token: %v", err)
 	}
 }

@@ -143,7 +143,7 @@ func parse(q Query) (*parsed, error) {
 			case t.field == fExit:
 				n, err := strconv.Atoi(t.value)
 				if err != nil {
-					return nil, fmt.Errorf("index: query: exit:%s: not an exit status: %w", t.value, memex.ErrInvalid)
+					return nil, fmt.Errorf("index: query: %w", memex.Errorf(memex.ErrInvalid, "exit:%s: not an exit status", t.value))
 				}
 				p.exits = append(p.exits, n)
 			case t.field == "before" || t.field == "after":
@@ -189,7 +189,7 @@ func boundOf(field, value string) (memex.ID, error) {
 	}
 	t, err := memex.ParseTime(value, time.Now())
 	if err != nil {
-		return memex.ID{}, fmt.Errorf("index: query: %s:%s: want an entry ID or a time: %s: %w", field, value, memex.TimeForms, memex.ErrInvalid)
+		return memex.ID{}, fmt.Errorf("index: query: %w", memex.Errorf(memex.ErrInvalid, "%s:%s: want an entry ID or a time: %s", field, value, memex.TimeForms))
 	}
 	return memex.IDFloor(t), nil
 }
@@ -251,14 +251,14 @@ func lex(s string) ([]token, error) {
 			field := strings.ToLower(s[i : i+k])
 			i += k + 1
 			if i >= len(s) || s[i] == ' ' || s[i] == '\t' || s[i] == '\n' {
-				return nil, fmt.Errorf("index: query: %s: has no value: %w", field, memex.ErrInvalid)
+				return nil, fmt.Errorf("index: query: %w", memex.Errorf(memex.ErrInvalid, "%s: has no value", field))
 			}
 			v, quoted, next, err := value(s, i)
 			if err != nil {
 				return nil, err
 			}
 			if v == "" {
-				return nil, fmt.Errorf("index: query: %s: empty value: %w", field, memex.ErrInvalid)
+				return nil, fmt.Errorf("index: query: %w", memex.Errorf(memex.ErrInvalid, "%s: empty value", field))
 			}
 			toks = append(toks, token{field: field, value: v, quoted: quoted})
 			i = next
@@ -292,7 +292,7 @@ func value(s string, i int) (v string, quoted bool, next int, err error) {
 	if s[i] == '"' {
 		end := strings.IndexByte(s[i+1:], '"')
 		if end < 0 {
-			return "", false, 0, fmt.Errorf("index: query: unterminated quote at offset %d: %w", i, memex.ErrInvalid)
+			return "", false, 0, fmt.Errorf("index: query: %w", memex.Errorf(memex.ErrInvalid, "unterminated quote at offset %d", i))
 		}
 		return s[i+1 : i+1+end], true, i + 2 + end, nil
 	}

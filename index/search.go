@@ -73,7 +73,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	if len(p.words) == 0 && len(p.phrases) == 0 && len(p.filters) == 0 && len(p.exits) == 0 &&
 		p.before.IsZero() && p.after.IsZero() {
-		return Result{}, fmt.Errorf("index: search: empty query: %w", memex.ErrInvalid)
+		return Result{}, fmt.Errorf("index: search: %w", memex.Errorf(memex.ErrInvalid, "empty query"))
 	}
 	limit := q.Limit
 	if limit <= 0 {

@@ -127,7 +127,7 @@ func Handoff(ctx context.Context, s Store, opts HandoffOptions) (Capsule, error)
 	}
 	entries = kept
 	if len(entries) == 0 {
-		return Capsule{}, fmt.Errorf("memory: handoff: nothing archived for project %s: %w", opts.Project, memex.ErrNotFound)
+		return Capsule{}, fmt.Errorf("memory: handoff: %w", memex.Errorf(memex.ErrNotFound, "nothing archived for project %s: not found", opts.Project))
 	}
 	c := Capsule{Project: opts.Project, Budget: budget, Entries: len(entries)}
 	sessions := sessionsOf(entries, "")

@@ -54,7 +54,7 @@ func TestDerefContextAndShowBudget(t *testing.T) {
 	if n := summarize.CountString(text.stdout); n > 600 || !strings.Contains(text.stdout, "memex show "+id+" --lines ") {
 		t.Fatalf("text deref: %d tokens:\n%s", n, text.stdout)
 	}
-	if r := run(t, home, nil, "deref", id, "--budget", "5"); r.code != 1 || !strings.Contains(r.stderr, "budget too small") {
+	if r := run(t, home, nil, "deref", id, "--budget", "5"); r.code != 1 || !strings.Contains(r.stderr, "is too small to show 1 entry: need at least ") {
 		t.Fatalf("tiny budget: %+v", r)
 	}
 	if r := run(t, home, nil, "deref", "nothing-here"); r.code != 1 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -82,80 +81,21 @@ func printJSONError(err error, stderr io.Writer) int {
 		out.Error = userMessage(err)
 	}
 	var me *memex.Error
-	if errors.As(err, &me) && me.Hint != "" {
-		out.Hint = me.Hint
+	if errors.As(err, &me) && out.Code != "usage" && !errors.Is(err, context.Canceled) {
+		// The hint on its own, as the HTTP API's error body has it.
+		out.Error, out.Hint = me.What, me.Hint
 	}
 	b, _ := json.Marshal(out)
 	fmt.Fprintf(stderr, "%s\n", b)
 	return code
 }
 
-// userMessage shortens internal error chains to what a user acts on.
+// userMessage is what the CLI says of err: its sentence (memex.Sentence:
+// the words of the *memex.Error it carries, as the HTTP API sends them, so
+// a served command prints what a local one does).
 func userMessage(err error) string {
-	switch {
-	case errors.Is(err, context.Canceled):
+	if errors.Is(err, context.Canceled) {
 		return "interrupted"
-	case errors.Is(err, memex.ErrNotFound):
-		return notFoundMessage(err)
 	}
-	return err.Error()
-}
-
-// notFoundMessage words a not-found error as one plain sentence: what was
-// not found, as the innermost error that says so puts it, without the
-// "pkg: op:" prefixes that each layer on the way out adds:
-//
-//	deref: context: archive: session "x": not found  ->  session "x": not found
-//	deref: show 01J...: archive: 01J...: not found     ->  01J...: not found
-//
-// An outer layer's words stay when they say more than a package or an
-// operation on something the inner message names already (a server's
-// address, what was done before the failure).
-func notFoundMessage(err error) string {
-	var kept []string
-	e := err
-	for {
-		u := errors.Unwrap(e)
-		if u == nil || u == memex.ErrNotFound || !errors.Is(u, memex.ErrNotFound) {
-			break
-		}
-		inner := u.Error()
-		if prefix, ok := strings.CutSuffix(e.Error(), inner); ok {
-			for _, seg := range strings.Split(strings.TrimSuffix(prefix, ": "), ": ") {
-				if seg != "" && !bareWord(seg) && !restates(seg, inner) {
-					kept = append(kept, seg)
-				}
-			}
-		}
-		e = u
-	}
-	// e is the error that wraps the sentinel itself (or one that holds it
-	// some other way, such as a server's answer): keep at least the
-	// segment that names what is missing.
-	segs := strings.Split(e.Error(), ": ")
-	for len(segs) > 2 && bareWord(segs[0]) {
-		segs = segs[1:]
-	}
-	return strings.Join(append(kept, segs...), ": ")
-}
-
-// bareWord reports whether seg is one lowercase word: a package name
-// ("archive") or an operation ("context") in an error chain.
-func bareWord(seg string) bool {
-	if seg == "" {
-		return false
-	}
-	for _, r := range seg {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
-// restates reports whether seg is an operation on something inner names
-// already ("show 01J..." over "01J...: not found").
-func restates(seg, inner string) bool {
-	op, arg, ok := strings.Cut(seg, " ")
-	return ok && bareWord(op) && !strings.Contains(arg, " ") && strings.Contains(inner, arg)
+	return memex.Sentence(err)
 }

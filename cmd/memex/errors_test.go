@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,37 +12,31 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// TestNotFoundReadsAsOneSentence: a not-found error reaches the user as
-// what is missing, without the chain of package and operation prefixes;
-// other errors keep every word.
-func TestNotFoundReadsAsOneSentence(t *testing.T) {
-	wrap := func(format string, args ...any) error { return fmt.Errorf(format, args...) }
-	nf := memex.ErrNotFound
+// TestErrorsReadAsTheirSentence: an error that carries its sentence (a
+// *memex.Error) reaches the user in its own words, whatever the layers on
+// the way out wrapped it in, in text and in --json (the hint on its own
+// there); other errors keep every word.
+func TestErrorsReadAsTheirSentence(t *testing.T) {
+	nf := memex.Errorf(memex.ErrNotFound, "session %q: not found", "nosuch").WithHint("memex sessions lists them")
 	for _, c := range []struct {
 		err  error
 		want string
 	}{
-		{wrap("deref: context: %w", wrap("archive: session %q: %w", "nosuch", nf)), `session "nosuch": not found`},
-		{wrap("deref: show %s: %w", "X", wrap("archive: %s: %w", "X", nf)), "X: not found"},
-		{wrap("deref: context: no entries for project %s: %w", "/src/api", nf), "no entries for project /src/api: not found"},
-		{wrap("archive: get %s: %w", "01JD8X3N6Q4W0G2Y7T5R9KZC1M", nf), "get 01JD8X3N6Q4W0G2Y7T5R9KZC1M: not found"},
-		// A reference that is itself one lowercase word is kept.
-		{wrap("archive: %s: %w", "zzz", nf), "zzz: not found"},
-		{wrap("deref: show %s: %w", "zzz", wrap("archive: %s: %w", "zzz", nf)), "zzz: not found"},
-		// Words an outer layer adds beyond an operation's name stay.
-		{wrap("ingest: entries archived, indexing failed (the next search retries): %w", wrap("index: entry %s: %w", "01J", nf)),
-			"entries archived, indexing failed (the next search retries): entry 01J: not found"},
-		// A server's answer holds the sentinel without wrapping a chain.
-		{&memex.Error{What: `deref: context: archive: session "s": not found`, Kind: nf}, `session "s": not found`},
-		{nf, "not found"},
+		{fmt.Errorf("deref: context: %w", fmt.Errorf("archive: %w", nf)), `session "nosuch": not found; memex sessions lists them`},
+		{fmt.Errorf("deref: show: %w", memex.Errorf(memex.ErrNotFound, "%s: not found", "X")), "X: not found"},
+		// What a client rebuilt from a server's answer reads the same.
+		{&memex.Error{Kind: memex.ErrNotFound, What: `session "nosuch": not found`, Hint: "memex sessions lists them"}, `session "nosuch": not found; memex sessions lists them`},
+		{fmt.Errorf("archive: get %s: %w", "01J", errors.New("checksum mismatch")), "archive: get 01J: checksum mismatch"},
+		{fmt.Errorf("search: %w", context.Canceled), "interrupted"},
 	} {
 		if got := userMessage(c.err); got != c.want {
 			t.Errorf("%q: %q, want %q", c.err, got, c.want)
 		}
 	}
-	other := wrap("archive: get %s: %w", "01J", errors.New("checksum mismatch"))
-	if got := userMessage(other); got != other.Error() {
-		t.Errorf("another error: %q", got)
+	var stderr strings.Builder
+	if code := printJSONError(fmt.Errorf("replay: %w", nf), &stderr); code != exitFailure ||
+		stderr.String() != `{"error":"session \"nosuch\": not found","code":"not_found","hint":"memex sessions lists them"}`+"\n" {
+		t.Errorf("--json: exit %d, %s", code, stderr.String())
 	}
 }
 

@@ -145,14 +145,11 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 }
 
 // searchError is a search's error as the CLI reports it, local or served:
-// a malformed query is a usage error, like a bad flag (exit 2).
+// a malformed query is a usage error, like a bad flag (exit 2), in the
+// words of the error.
 func searchError(err error) error {
 	if !errors.Is(err, memex.ErrInvalid) {
 		return err
 	}
-	msg := err.Error()
-	for _, p := range []string{"index: search: ", "index: query: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return usagef("search: %s", msg)
+	return usagef("search: %s", memex.Sentence(err))
 }

@@ -106,7 +106,7 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 		if req.Session != "" {
 			what = fmt.Sprintf("session %q", req.Session)
 		}
-		return nil, fmt.Errorf("forget: no entries for %s: %w", what, memex.ErrNotFound)
+		return nil, fmt.Errorf("forget: %w", memex.Errorf(memex.ErrNotFound, "no entries for %s: not found", what))
 	}
 	return ids, nil
 }

@@ -64,6 +64,7 @@ func Run(t *testing.T, new Factory) {
 		{"IngestOtherContentIsDiffer", testIngestDiffer},
 		{"IngestWarningsCapped", testIngestWarningsCapped},
 		{"IngestInvalid", testIngestInvalid},
+		{"ErrorSentences", testErrorSentences},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, new(t)) })
 	}
@@ -600,5 +601,60 @@ func testIngestInvalid(t *testing.T, s api.Service) {
 	}
 	if st, err := s.Stats(ctx); err != nil || st.Entries != 0 {
 		t.Fatalf("an invalid import stored: %+v, %v", st, err)
+	}
+}
+
+// An error reads the same, in the same words and of the same class,
+// whether the store was local or served: the sentence (memex.Sentence)
+// and the code (api.Code) each path gives are the one the store's code
+// wrote, not a wrapping of it (the CLI once cut its messages out of the
+// chain of ": "-joined prefixes, and a served one read otherwise).
+func testErrorSentences(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	fill(t, s)
+	for _, sess := range []string{"team/a1", "team/a2"} {
+		add(t, s, memex.Entry{Project: "p", Agent: "cli", Session: sess, Kind: memex.KindNote}, "x\n")
+	}
+	for _, p := range []string{"p", "q"} {
+		add(t, s, memex.Entry{Project: p, Agent: "cli", Session: "dups", Aliases: []string{"dup"}, Kind: memex.KindNote}, "in "+p+"\n")
+	}
+	errOf := func(_ any, err error) error { return err }
+	for _, c := range []struct {
+		name     string
+		err      error
+		code     string
+		sentence string
+	}{
+		{"entry not found", errOf(s.Entry(ctx, "nosuch", "")), "not_found", "nosuch: not found"},
+		{"session not found", errOf(s.Replay(ctx, api.ReplayRequest{Ref: memex.SessionRef{Session: "nosuch"}})), "not_found",
+			`session "nosuch": not found`},
+		{"context of nothing", errOf(s.Context(ctx, api.ContextRequest{Project: "nosuch"})), "not_found",
+			"no entries for project nosuch: not found"},
+		{"ambiguous prefix", errOf(s.Replay(ctx, api.ReplayRequest{Ref: memex.SessionRef{Session: "team/a"}})), "ambiguous",
+			`session prefix "team/a" starts 2 sessions: team/a1 (agent cli, project p), team/a2 (agent cli, project p); give more of the name, or the project (--project)`},
+		{"ambiguous alias", errOf(s.Entry(ctx, "dup", "")), "ambiguous", `alias "dup" names entries in 2 projects: *`},
+		{"malformed query", errOf(s.Search(ctx, api.Query{Text: "exit:abc", Limit: 10})), "invalid", "exit:abc: not an exit status"},
+		{"unterminated quote", errOf(s.Search(ctx, api.Query{Text: `"nil map`, Limit: 10})), "invalid", "unterminated quote at offset 0"},
+		{"negative budget", errOf(s.Deref(ctx, api.DerefRequest{Refs: []string{"first"}, Budget: -1})), "invalid",
+			"deref: budget -1: want 0 (the default) or a positive number of tokens"},
+		// The least budget counts the header, whose ID's tokens vary.
+		{"budget too small", errOf(s.Deref(ctx, api.DerefRequest{Refs: []string{"first"}, Budget: 5})), "budget_too_small",
+			"a budget of 5 tokens is too small to show 1 entry: need at least *"},
+		{"negative context budget", errOf(s.Context(ctx, api.ContextRequest{Project: "p", Budget: -2})), "invalid",
+			"context: budget -2: want 0 (the default) or a positive number of tokens"},
+		{"negative limit", errOf(s.Sessions(ctx, api.SessionFilter{Limit: -1})), "invalid", "sessions: limit -1: want 0 (all) or more"},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		got := memex.Sentence(c.err)
+		if code := api.Code(c.err); code != c.code {
+			t.Errorf("%s: code %q, want %q (%v)", c.name, code, c.code, c.err)
+		}
+		want, prefix := strings.CutSuffix(c.sentence, "*")
+		if got != want && !prefix || prefix && !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.sentence)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -34,6 +35,29 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// DialAddr is the address clients on this machine dial to reach a
+// listener at a: loopback for a listener on every interface.
+func DialAddr(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+}
+
+// HostsOf are the Host names (Options.Hosts) a server listening at addr
+// answers besides loopback ones: allow, and the host of addr when it names
+// one (not an unspecified address).
+func HostsOf(addr string, allow []string) []string {
+	hosts := append([]string(nil), allow...)
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
+		if ip := net.ParseIP(h); ip == nil || !ip.IsUnspecified() {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
 }
 
 // Serve serves the handler on ln until ctx is done, then stops accepting,

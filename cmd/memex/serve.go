@@ -5,18 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/api/web"
 	"github.com/memex-archive/memex/ingest"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -73,7 +69,7 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	}
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
-	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(watchable())+")")
+	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(service.Watchable())+")")
 	c.Flags().StringSliceVar(&o.allowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
 	c.Flags().StringSliceVar(&o.ingestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
 	c.Flags().StringSliceVar(&o.evalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
@@ -115,18 +111,6 @@ func checkAddr(ctx context.Context, addr string) error {
 	return nil
 }
 
-// watchable lists the formats --ingest takes: those with default
-// locations to read.
-func watchable() []ingest.Format {
-	var out []ingest.Format
-	for _, f := range ingest.Formats {
-		if len(ingest.DefaultPaths(f, "")) > 0 {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // ingestFormats parses --ingest: each name must be a format with default
 // locations (the server has no paths to give the others); anything else
 // is a usage error. A name given twice is read once; empty ones are
@@ -139,11 +123,11 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 		}
 		f, err := ingest.ParseFormat(name)
 		if err != nil {
-			return nil, usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(watchable()))
+			return nil, usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(service.Watchable()))
 		}
-		if !slices.Contains(watchable(), f) {
+		if !slices.Contains(service.Watchable(), f) {
 			return nil, usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
-				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, formatList(watchable()), f, f)
+				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, formatList(service.Watchable()), f, f)
 		}
 		if !slices.Contains(formats, f) {
 			formats = append(formats, f)
@@ -180,8 +164,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	s := h.Store
-	ix, err := h.Index()
-	if err != nil {
+	if _, err := h.Index(); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", o.addr)
@@ -212,7 +195,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		Service: svc, Viewer: viewer,
 		Memory: service.NewMemory(h, a.serviceOptions()), Checkout: checkoutAt,
 		Token: token, Version: version, Logger: a.log, Agent: "mcp",
-		Hosts: serveHosts(o), IngestRoots: ingestRoots(o), Key: key,
+		Hosts: api.HostsOf(o.addr, o.allowHosts), IngestRoots: service.IngestRoots(o.ingestRoots), Key: key,
 		// An add through the server takes what a local add takes: the
 		// archive's free-space reserve is the bound.
 		MaxBody: -1,
@@ -221,100 +204,26 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		ln.Close()
 		return err
 	}
-	addr := dialAddr(ln.Addr())
+	addr := api.DialAddr(ln.Addr())
 	if err := home.WriteServer(a.home, addr, tokenPath, key); err != nil {
 		ln.Close()
 		return err
 	}
 	defer home.RemoveServer(a.home, addr)
 
-	fctx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		catchup.Follow(fctx, s, ix, catchup.FollowOptions{
-			OnError: func(err error) { a.log.Warn("index catch-up", "err", err) },
-			OnRound: func(st catchup.Stats) {
-				// Hooks spool what they could not archive while the store
-				// was taken; the server holds it for good, so it archives
-				// the spool itself.
-				if err := a.drainSpool(fctx, h); err != nil {
-					a.log.Warn("spool", "err", err)
-				}
-				if st.Indexed+st.Deleted > 0 {
-					a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
-				}
-			},
-		})
-	})
-	if len(formats) > 0 {
-		wg.Go(func() { a.ingestLoop(fctx, svc, formats, o.ingestEvery) })
-	}
+	// The background work outlives ctx until Serve has stopped: an import
+	// or a drain under way is not cut by the signal that stops serving.
+	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		done <- service.Background(bctx, h, svc, service.BackgroundOptions{Formats: formats, Every: o.ingestEvery,
+			Options: a.serviceOptions(), Logger: a.log})
+	}()
 	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp, viewer /)\n", a.home, addr)
 	err = srv.Serve(ctx, ln)
-	stopFollow()
-	wg.Wait()
+	stop()
+	if berr := <-done; err == nil {
+		err = berr
+	}
 	return err
-}
-
-// ingestLoop imports the hosts' transcripts from their default locations
-// at once and then every interval, until ctx is done. Imports are
-// incremental: a round reads only what the files gained; the index
-// follows the archive (catchup.Follow).
-func (a *app) ingestLoop(ctx context.Context, svc api.Service, formats []ingest.Format, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		for _, f := range formats {
-			rep, err := svc.Ingest(ctx, api.IngestRequest{Format: string(f), NoIndex: true})
-			switch {
-			case err != nil && ctx.Err() == nil:
-				a.log.Warn("background import", "format", f, "err", err)
-			case err == nil:
-				a.log.Debug("background import", "format", f, "files", rep.Files, "added", rep.Added)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// serveHosts are the Host names the server answers besides loopback
-// ones: --allow-host, and the host of --addr when it names one.
-func serveHosts(o serveOptions) []string {
-	hosts := append([]string(nil), o.allowHosts...)
-	if h, _, err := net.SplitHostPort(o.addr); err == nil && h != "" {
-		if ip := net.ParseIP(h); ip == nil || !ip.IsUnspecified() {
-			hosts = append(hosts, h)
-		}
-	}
-	return hosts
-}
-
-// ingestRoots are the directories POST /v1/ingest reads from: every
-// format's default locations and --ingest-root. memex itself, which can
-// read the home's serve.key, may import any path.
-func ingestRoots(o serveOptions) []string {
-	var roots []string
-	for _, f := range ingest.Formats {
-		roots = append(roots, ingest.DefaultPaths(f, "")...)
-	}
-	for _, r := range o.ingestRoots {
-		if abs, err := filepath.Abs(r); err == nil {
-			roots = append(roots, abs)
-		}
-	}
-	return roots
-}
-
-// dialAddr is the address clients on this machine dial: loopback for a
-// listener on every interface.
-func dialAddr(a net.Addr) string {
-	ta, ok := a.(*net.TCPAddr)
-	if !ok || !ta.IP.IsUnspecified() {
-		return a.String()
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
 }

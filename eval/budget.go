@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -292,13 +293,35 @@ func summary(ctx context.Context, r *deref.Reader, pc *probeCtx, budget int) (st
 // probe's query, best first.
 func search(ctx context.Context, env Env, pc *probeCtx) ([]index.Hit, error) {
 	res, err := env.Index.Search(ctx, index.Query{
-		Text: pc.p.Query, Literal: true, Limit: searchHits, Session: pc.p.Session, Before: pc.atID,
+		Text: pc.p.Query, Literal: true, Limit: 2 * searchHits, Session: pc.p.Session, Before: pc.atID,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return res.Hits, nil
+	hits := orderTies(res.Hits)
+	return hits[:min(len(hits), searchHits)], nil
 }
+
+// orderTies puts hits of equal score newest first, leaving the rest where
+// the search put them. Hits of equal score come back in no fixed order,
+// their scores differing in the last bits from one search to the next (a
+// path asked for scores its views alike); newest first, as among runs of
+// one command, a run measures the same page every time. The search asks
+// for twice the page, so that ties across its end are ordered too.
+func orderTies(hits []index.Hit) []index.Hit {
+	for i := 0; i < len(hits); {
+		j := i + 1
+		for j < len(hits) && sameScore(hits[j].Score, hits[i].Score) {
+			j++
+		}
+		sort.Slice(hits[i:j], func(a, b int) bool { return hits[i+a].ID.Compare(hits[i+b].ID) > 0 })
+		i = j
+	}
+	return hits
+}
+
+// sameScore reports scores equal but for the rounding of their sums.
+func sameScore(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b)) }
 
 // rag packs the raw content of the search hits in rank order; the first
 // hit that does not fit whole is cut to the lines of its head that fit,

@@ -487,3 +487,33 @@ func TestDeriveReadAndGrep(t *testing.T) {
 		t.Errorf("grepPattern = %q %v", p, ok)
 	}
 }
+
+// TestOrderTiesNewestFirst: hits whose scores differ only in their last
+// bits (as one search's sums and the next one's do) are put newest first,
+// whatever order they came in; hits of other scores keep their places.
+func TestOrderTiesNewestFirst(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	id := func(s int) memex.ID { return memex.IDFloor(base.Add(time.Duration(s) * time.Second)) }
+	tie := 0.9724806640684824
+	in := []index.Hit{
+		{ID: id(9), Score: 1.5},
+		{ID: id(1), Score: tie},
+		{ID: id(3), Score: math.Nextafter(tie, 2)},
+		{ID: id(2), Score: tie},
+		{ID: id(0), Score: 0.5},
+	}
+	want := []memex.ID{id(9), id(3), id(2), id(1), id(0)}
+	for _, perm := range [][]int{{0, 1, 2, 3, 4}, {0, 3, 1, 2, 4}, {0, 2, 3, 1, 4}} {
+		hits := make([]index.Hit, len(in))
+		for i, p := range perm {
+			hits[i] = in[p]
+		}
+		var got []memex.ID
+		for _, h := range orderTies(hits) {
+			got = append(got, h.ID)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("order %v: got %v, want %v", perm, got, want)
+		}
+	}
+}

@@ -126,7 +126,7 @@ type Catalog interface {
 type ContextRequest struct {
 	Session string `json:"session,omitempty"`
 	Project string `json:"project,omitempty"`
-	Budget  int    `json:"budget,omitempty"`
+	Budget  int    `json:"budget,omitempty"` // 0: deref.DefaultContextBudget
 	Before  string `json:"before,omitempty"`
 	// Checkout, when set, is the client's checkout (an absolute
 	// directory): entries whose file lines no longer stand there are

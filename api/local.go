@@ -103,6 +103,9 @@ func (l *Local) Context(ctx context.Context, req ContextRequest) (ContextResult,
 	if req.Budget < 0 {
 		return ContextResult{}, memex.Errorf(memex.ErrInvalid, "context: budget %d: want 0 (the default) or a positive number of tokens", req.Budget)
 	}
+	if req.Budget == 0 {
+		req.Budget = deref.DefaultContextBudget
+	}
 	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget, Checkout: l.checkout(req.Checkout)}
 	if req.Before != "" {
 		id, err := l.Store.Resolve(ctx, req.Before, req.Project)

@@ -11,12 +11,16 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// DefaultContextBudget is the budget of a Context whose budget is zero.
+// DefaultContextBudget is the budget the surfaces (CLI, HTTP, MCP, the
+// viewer) give a context request that names none.
 const DefaultContextBudget = 4000
 
 // ContextOptions select the entries of an IndexedSummary. Session, Project
-// or both must be set. The zero Before means no bound; the zero Budget
-// means DefaultContextBudget.
+// or both must be set. The zero Before means no bound. Budget is the
+// bound itself, never a default: a caller that computes what is left of a
+// larger budget may pass 0, and gets memex.ErrBudgetTooSmall rather than
+// DefaultContextBudget tokens (a caller with no budget of its own passes
+// DefaultContextBudget).
 type ContextOptions struct {
 	Session string
 	Project string
@@ -58,13 +62,14 @@ type ContextResult struct {
 
 // Context builds the IndexedSummary of a session and/or project within the
 // budget, keeping the entries doc.go ranks highest. It fails with
-// memex.ErrInvalid when neither session nor project is given,
-// memex.ErrNotFound when nothing matches, and memex.ErrBudgetTooSmall
-// (naming the minimum) when the header and footer alone do not fit.
+// memex.ErrInvalid when neither session nor project is given or the
+// budget is negative, memex.ErrNotFound when nothing matches, and
+// memex.ErrBudgetTooSmall (naming the minimum) when the header and footer
+// alone do not fit, as in a budget of 0.
 func (r *Reader) Context(ctx context.Context, opts ContextOptions) (ContextResult, error) {
 	budget := opts.Budget
-	if budget <= 0 {
-		budget = DefaultContextBudget
+	if budget < 0 {
+		return ContextResult{}, fmt.Errorf("deref: context: budget %d: %w", budget, memex.ErrInvalid)
 	}
 	entries, err := r.contextEntries(ctx, opts)
 	if err != nil {

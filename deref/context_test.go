@@ -200,3 +200,21 @@ func BenchmarkContext1000(b *testing.B) {
 	}
 	reportP99(b, lat)
 }
+
+// TestContextBudgetZeroIsZero: a budget of 0 is what a caller has left
+// after spending a larger one, not a request for the default: it holds no
+// header, so the context is too small, never DefaultContextBudget tokens
+// of summary. A negative budget is invalid.
+func TestContextBudgetZeroIsZero(t *testing.T) {
+	s := openStore(t)
+	session(t, s, "s1", 100)
+	r := deref.New(s)
+	ctx := context.Background()
+	res, err := r.Context(ctx, deref.ContextOptions{Session: "s1", Budget: 0})
+	if !errors.Is(err, memex.ErrBudgetTooSmall) || res.Used != 0 || res.Text != "" {
+		t.Fatalf("budget 0: used %d, err %v:\n%s", res.Used, err, res.Text)
+	}
+	if _, err := r.Context(ctx, deref.ContextOptions{Session: "s1", Budget: -1}); !errors.Is(err, memex.ErrInvalid) {
+		t.Fatalf("budget -1: %v", err)
+	}
+}

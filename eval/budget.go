@@ -273,10 +273,9 @@ func headFit(s string, budget int) string {
 }
 
 // summary is the session's IndexedSummary before the probe's point; a
-// budget too small for its header yields nothing, and so does none at all
-// (deref's Context would take its default budget for zero).
+// budget too small for its header, none included, yields nothing.
 func summary(ctx context.Context, r *deref.Reader, pc *probeCtx, budget int) (string, deref.ContextResult, error) {
-	if budget <= 0 {
+	if budget < 0 {
 		return "", deref.ContextResult{}, nil
 	}
 	res, err := r.Context(ctx, deref.ContextOptions{Session: pc.p.Session, Budget: budget, Before: pc.atID})

@@ -263,9 +263,9 @@ func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
 }
 
 // TestSummaryOfNoBudgetIsEmpty: when the derefs take the whole budget,
-// the IndexedSummary gets none and must yield nothing; deref's Context
-// reads a zero budget as its default, and the context then ran over and
-// was cut from its end, the derefs first.
+// the IndexedSummary gets none and must yield nothing; when deref's
+// Context read a zero budget as its default, the context ran over and was
+// cut from its end, the derefs first.
 func TestSummaryOfNoBudgetIsEmpty(t *testing.T) {
 	env := openEnv(t)
 	addSession(t, env, "s1")

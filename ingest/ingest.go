@@ -54,7 +54,7 @@ func ParseFormat(s string) (Format, error) {
 	for i, f := range Formats {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("ingest: unknown format %q (want one of %s): %w", s, strings.Join(names, ", "), memex.ErrInvalid)
+	return "", fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "unknown format %q (want one of %s)", s, strings.Join(names, ", ")))
 }
 
 // Record is one entry a parser produced, before the write policy and

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
@@ -96,7 +97,7 @@ default locations on its own machine, and this command prints the same report.`,
 				return usagef("ingest needs a FORMAT (%s)\nUsage: %s", strings.Join(names, ", "), c.UseLine())
 			}
 			if _, err := ingest.ParseFormat(args[0]); err != nil {
-				return usagef("%s\nUsage: %s", strings.TrimPrefix(err.Error(), "ingest: "), c.UseLine())
+				return usagef("%s\nUsage: %s", memex.Sentence(err), c.UseLine())
 			}
 			return nil
 		},

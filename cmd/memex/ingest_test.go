@@ -91,7 +91,8 @@ func TestIngestSessionsReplaySearch(t *testing.T) {
 	if r := run(t, home, nil, "replay", "no-such-session"); r.code != 1 || !strings.Contains(r.stderr, "not found") {
 		t.Fatalf("replay of unknown session: %+v", r)
 	}
-	if r := run(t, home, nil, "ingest", "klingon", dir); r.code != 2 {
+	if r := run(t, home, nil, "ingest", "klingon", dir); r.code != 2 || !strings.HasPrefix(r.stderr, `memex: unknown format "klingon" (want one of claude-code, `) ||
+		!strings.Contains(r.stderr, ")\nUsage: memex ingest FORMAT") {
 		t.Fatalf("unknown format: %+v", r)
 	}
 }

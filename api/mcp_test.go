@@ -235,3 +235,24 @@ func TestMCPReadBinary(t *testing.T) {
 		t.Fatalf("memex_read base64: %d tokens over the budget of 300", n)
 	}
 }
+
+// TestMCPErrorsReadAsTheirSentence: a tool's error is the error's own
+// sentence, as the CLI prints it and the HTTP API sends it, not the chain
+// of package prefixes it came out through.
+func TestMCPErrorsReadAsTheirSentence(t *testing.T) {
+	s, st := newTestServer(t, "", Options{})
+	mustAdd(t, st, memex.Entry{Project: "p", Session: "s1"}, "x\n")
+	cs := connectMCP(t, s)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"memex_context", map[string]any{"session": "nosuch"}, `session "nosuch": not found`},
+		{"memex_context", map[string]any{"project": "nosuch"}, "no entries for project nosuch: not found"},
+	} {
+		if text, isErr := call(t, cs, c.tool, c.args); !isErr || text != c.want {
+			t.Errorf("%s %v: isError %v, %q; want %q", c.tool, c.args, isErr, text, c.want)
+		}
+	}
+}

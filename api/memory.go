@@ -74,7 +74,7 @@ const handoffDescription = `What earlier sessions (by any agent: Claude Code, Co
 
 func (s *Server) addMemoryTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_handoff", Description: handoffDescription,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolHandoff)
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolHandoff))
 	s.addProceduresTool(srv)
 }
 

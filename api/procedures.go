@@ -26,7 +26,7 @@ const proceduresDescription = `How this project's tests, build, linters and serv
 
 func (s *Server) addProceduresTool(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "memex_procedures", Description: proceduresDescription,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolProcedures)
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolProcedures))
 }
 
 func (s *Server) toolProcedures(ctx context.Context, _ *mcp.CallToolRequest, in proceduresInput) (*mcp.CallToolResult, any, error) {

@@ -97,8 +97,10 @@
 // reads only under Options.IngestRoots unless the request carries
 // Options.Key (guard.go).
 //
-// Errors are {"error":{"code":"not_found","message":"..."}} with the status
-// that one table (errorTable) gives each memex sentinel error.
+// Errors are {"error":{"code":"not_found","message":"...","hint":"..."}}
+// with the status that one table (errorTable) gives each memex sentinel
+// error; an error that carries its sentence (a *memex.Error) sends its
+// What as the message and its Hint, which Client rebuilds (DecodeError).
 //
 // # Limits
 //

@@ -855,3 +855,54 @@ func TestBeforeAfterAcrossSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualScoresNewestFirst: entries that score alike come newest first,
+// whether they fill the page and more (the search asks bleve again with
+// its sort by ID) or lie within it among entries that score otherwise.
+func TestEqualScoresNewestFirst(t *testing.T) {
+	f := newFixture(t, &Options{InMemory: true})
+	var twins, mixed []string
+	for i := 0; i < 30; i++ {
+		name := fmt.Sprintf("twin%02d", i)
+		twins = append(twins, name)
+		f.add(t, entry{name: name, project: "tw", session: "tw1", kind: memex.KindNote, summary: "zebra notes",
+			content: "the zebra crossed the road\n"})
+	}
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("mixed%02d", i)
+		content := "a yak was here\n"
+		if i%4 != 0 {
+			content = strings.Repeat("yak ", i) + "and more words to tell them apart " + strings.Repeat("filler ", i) + "\n"
+		}
+		mixed = append(mixed, name)
+		f.add(t, entry{name: name, project: "tw", session: "tw1", kind: memex.KindNote, summary: "notes", content: content})
+	}
+	for _, limit := range []int{1, 5, 29, 30} {
+		got := f.names(t, Query{Text: "zebra", Limit: limit})
+		var want []string
+		for i := 29; i >= 30-limit; i-- {
+			want = append(want, twins[i])
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("limit %d: %v, want %v", limit, got, want)
+		}
+	}
+	// The three entries that hold "a yak was here" score alike: newest first
+	// among themselves, wherever the ranking puts them.
+	res, err := f.ix.Search(t.Context(), Query{Text: "yak", Limit: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alike []string
+	for k, h := range res.Hits {
+		if k > 0 && h.Score > res.Hits[k-1].Score {
+			t.Errorf("hit %d scores %v after %v", k, h.Score, res.Hits[k-1].Score)
+		}
+		if n := h.Aliases[0]; n == mixed[0] || n == mixed[4] || n == mixed[8] {
+			alike = append(alike, n)
+		}
+	}
+	if want := []string{mixed[8], mixed[4], mixed[0]}; !reflect.DeepEqual(alike, want) {
+		t.Errorf("equal scores %v, want %v", alike, want)
+	}
+}

@@ -158,8 +158,8 @@ type IngestRequest struct {
 	Max   int       `json:"max,omitempty"`
 
 	// Warn, when set, is told each problem of the import (a malformed
-	// line, a path that yields nothing) as it is met. A Client does not
-	// call it: it learns the problems from the answer (Warnings).
+	// line, a path that yields nothing) as it is met; a Client, which
+	// learns them from the answer, tells it the answer's Warnings.
 	Warn func(msg string) `json:"-"`
 	// Progress, when set, is told how the import goes (bytes read of the
 	// bytes found; commits for git). A Client does not call it.

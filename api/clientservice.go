@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,12 +177,77 @@ func (c *Client) Replay(ctx context.Context, req ReplayRequest) ([]EntryJSON, er
 	return res.Entries, nil
 }
 
-// Ingest has the server import. It does not call req.Warn or
-// req.Progress: the answer's Warnings hold the first problems.
+// Ingest has the server import. The server reads the paths on its own
+// filesystem, whatever its working directory: relative ones are sent
+// absolute, and the problems of the paths given name each back as it was
+// given, as a local import names it. req.Warn is told the problems of the
+// answer (Warnings) once it is in; req.Progress is not called.
 func (c *Client) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
+	paths, names, err := absPaths(req.Paths)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	req.Paths = paths
 	var res IngestResult
-	err := c.PostJSON(ctx, "/v1/ingest", req, &res)
-	return res, err
+	if err := c.PostJSON(ctx, "/v1/ingest", req, &res); err != nil {
+		return res, err
+	}
+	renamed := names.rename(res.FileErrors)
+	for i, msg := range res.Warnings {
+		if n, ok := renamed[msg]; ok {
+			res.Warnings[i] = n
+		}
+	}
+	if req.Warn != nil {
+		for _, msg := range res.Warnings {
+			req.Warn(msg)
+		}
+	}
+	return res, nil
+}
+
+// givenPaths remembers the relative paths an import sent as absolute
+// ones, to name them in its problems as they were given.
+type givenPaths []struct{ given, abs string }
+
+// absPaths resolves paths against the working directory.
+func absPaths(paths []string) ([]string, givenPaths, error) {
+	var names givenPaths
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: %s: %w", p, err)
+		}
+		out[i] = abs
+		if abs != p {
+			names = append(names, struct{ given, abs string }{p, abs})
+		}
+	}
+	return out, names, nil
+}
+
+// rename rewrites, in place, the problems of the paths given (ingest
+// says "PATH: what is wrong", PATH as it was given) to name each relative
+// path as the user wrote it, and returns the messages it changed, old to
+// new. A path given has at most one such problem, the first that names
+// it; the files found under a path are named absolutely either way.
+func (names givenPaths) rename(problems []string) map[string]string {
+	renamed := map[string]string{}
+	used := make([]bool, len(names))
+	for i, msg := range problems {
+		for j, n := range names {
+			if !used[j] && strings.HasPrefix(msg, n.abs+": ") {
+				used[j] = true
+				problems[i] = n.given + msg[len(n.abs):]
+				if _, ok := renamed[msg]; !ok {
+					renamed[msg] = problems[i]
+				}
+				break
+			}
+		}
+	}
+	return renamed
 }
 
 func (c *Client) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -142,15 +141,10 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	if err != nil {
 		return err
 	}
+	// A local import tells its problems as it meets them, a server's
+	// answer once it is in (api.Client.Ingest): printed alike.
 	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
-	var names givenPaths
-	if a.served {
-		// The server reads the paths from its own filesystem, whatever its
-		// working directory: they are sent absolute.
-		if req.Paths, names, err = absPaths(req.Paths); err != nil {
-			return err
-		}
-	} else if !o.quiet {
+	if !o.quiet {
 		req.Warn = w.warn
 	}
 	req.Progress = a.progress("ingest", o.quiet || o.json)
@@ -158,19 +152,8 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	if a.served {
-		// The problems the server met, printed as a local import prints
-		// them, each relative path named as it was given.
-		renamed := names.rename(res.FileErrors)
-		if !o.quiet {
-			for _, msg := range res.Warnings {
-				if n, ok := renamed[msg]; ok {
-					msg = n
-				}
-				w.warn(msg)
-			}
-			w.more(res.MoreWarnings)
-		}
+	if !o.quiet {
+		w.more(len(res.Warnings) + res.MoreWarnings - w.warned)
 	}
 	return a.finishIngest(format, o, res, w.said)
 }
@@ -263,48 +246,4 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(res.Files, "file"))
 	}
 	return nil
-}
-
-// givenPaths remembers the relative paths memex ingest sent as absolute
-// ones, to name them in its messages as the user wrote them.
-type givenPaths []struct{ given, abs string }
-
-// absPaths resolves paths against the working directory.
-func absPaths(paths []string) ([]string, givenPaths, error) {
-	var names givenPaths
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("ingest: %s: %w", p, err)
-		}
-		out[i] = abs
-		if abs != p {
-			names = append(names, struct{ given, abs string }{p, abs})
-		}
-	}
-	return out, names, nil
-}
-
-// rename rewrites, in place, the problems of the paths given (ingest
-// says "PATH: what is wrong", PATH as it was given) to name each relative
-// path as the user wrote it, and returns the messages it changed, old to
-// new. A path given has at most one such problem, the first that names
-// it; the files found under a path are named absolutely either way.
-func (names givenPaths) rename(problems []string) map[string]string {
-	renamed := map[string]string{}
-	used := make([]bool, len(names))
-	for i, msg := range problems {
-		for j, n := range names {
-			if !used[j] && strings.HasPrefix(msg, n.abs+": ") {
-				used[j] = true
-				problems[i] = n.given + msg[len(n.abs):]
-				if _, ok := renamed[msg]; !ok {
-					renamed[msg] = problems[i]
-				}
-				break
-			}
-		}
-	}
-	return renamed
 }

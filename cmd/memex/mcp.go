@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -43,19 +42,17 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 
 // toolServer is an api.Server over the store opened per call.
 func (a *app) toolServer() (*api.Server, error) {
-	l := a.lockedService(0)
+	l := a.lockedService()
 	return api.New(api.Options{Service: l, Memory: l, Session: liveSession, Agent: liveAgent(),
 		Checkout: checkoutAt, Version: version, Logger: a.log})
 }
 
 // lockedService is the Service (and Memory) that opens the home for each
 // call and releases it before returning, so that a long-lived MCP server
-// never holds the store; it waits up to wait for the lock (0:
-// lockTimeout()). While a server runs, a call is memex.ErrBusy.
-func (a *app) lockedService(wait time.Duration) service.Locked {
-	if wait <= 0 {
-		wait = lockTimeout()
-	}
+// never holds the store; it waits up to lockTimeout() for the lock. While
+// a server runs, a call is memex.ErrBusy.
+func (a *app) lockedService() service.Locked {
+	wait := lockTimeout()
 	open := func(ctx context.Context, write bool) (*home.Home, error) {
 		if addr, _, ok := a.runningServer(ctx); ok {
 			return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",

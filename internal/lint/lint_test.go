@@ -49,6 +49,8 @@ var allowed = map[string][]string{
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
 	"internal/render":              {"", "api", "summarize"},
 	"internal/service/servicetest": {"", "api", "deref", "memory"},
+	// What a host's hook event does, through a Service.
+	"internal/hook": {"", "api", "ingest", "internal/home", "internal/hosts", "internal/service"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import

@@ -75,27 +75,54 @@ func percentileOf(lat []time.Duration, p float64) time.Duration {
 }
 
 // BenchmarkHookCLI times one `memex hook claude-code PostToolUse` process
-// of a 1 KB output at a time, into a store of 1,000 entries, beside `memex
-// --version` (process start and exit alone).
+// of a 1 KB output at a time, into a store of 300 entries, beside `memex
+// --version` (process start and exit alone), and reports the CPU time of
+// each (user + system, mean). With MEMEX_BENCH_BASELINE (see
+// BenchmarkConcurrentHooks) the other binary runs too, alternately.
 func BenchmarkHookCLI(b *testing.B) {
-	home := b.TempDir()
-	for i := 0; i < 1000; i++ {
-		hookProcess(b, home, hookPayload(home, i))
+	type bin struct {
+		name, path, home  string
+		hook, start       []time.Duration
+		hookCPU, startCPU time.Duration
 	}
-	var hook, start []time.Duration
+	bins := []*bin{{name: "this build", path: memexBin}}
+	if base := os.Getenv("MEMEX_BENCH_BASELINE"); base != "" {
+		bins = append([]*bin{{name: "baseline", path: base}}, bins...)
+	}
+	for _, x := range bins {
+		x.home = b.TempDir()
+		for i := 0; i < 300; i++ {
+			hookProcessCPUOf(b, x.path, x.home, hookPayload(x.home, i))
+		}
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		hook = append(hook, hookProcess(b, home, hookPayload(home, 1000+i)))
-		t0 := time.Now()
-		if out, err := exec.Command(memexBin, "--version").CombinedOutput(); err != nil {
-			b.Fatalf("%v %s", err, out)
+		for _, x := range bins {
+			d, c := hookProcessCPUOf(b, x.path, x.home, hookPayload(x.home, 300+i))
+			x.hook, x.hookCPU = append(x.hook, d), x.hookCPU+c
+			cmd := exec.Command(x.path, "--version")
+			t0 := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+			x.start = append(x.start, time.Since(t0))
+			x.startCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
-		start = append(start, time.Since(t0))
 	}
 	b.StopTimer()
-	fmt.Printf("\nhook p50 %v p99 %v; memex --version p50 %v\n", percentileOf(hook, 0.5), percentileOf(hook, 0.99), percentileOf(start, 0.5))
-	b.ReportMetric(float64(percentileOf(hook, 0.5).Microseconds())/1000, "hook-p50-ms")
-	b.ReportMetric(float64(percentileOf(start, 0.5).Microseconds())/1000, "start-p50-ms")
+	load, _ := os.ReadFile("/proc/loadavg")
+	for _, x := range bins {
+		n := time.Duration(len(x.hook))
+		fmt.Printf("\n%s: hook p50 %v p99 %v, CPU %v; memex --version p50 %v, CPU %v; load %s", x.name,
+			percentileOf(x.hook, 0.5), percentileOf(x.hook, 0.99), x.hookCPU/n, percentileOf(x.start, 0.5), x.startCPU/n, strings.TrimSpace(string(load)))
+	}
+	fmt.Println()
+	x := bins[len(bins)-1]
+	n := float64(len(x.hook))
+	b.ReportMetric(float64(percentileOf(x.hook, 0.5).Microseconds())/1000, "hook-p50-ms")
+	b.ReportMetric(float64(percentileOf(x.start, 0.5).Microseconds())/1000, "start-p50-ms")
+	b.ReportMetric(x.hookCPU.Seconds()*1000/n, "hook-cpu-ms")
+	b.ReportMetric(x.startCPU.Seconds()*1000/n, "start-cpu-ms")
 }
 
 // BenchmarkConcurrentHooks starts 100 PostToolUse hook processes at once

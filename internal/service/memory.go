@@ -99,7 +99,7 @@ func (m Memory) Hint(ctx context.Context, req api.HintRequest) (string, error) {
 
 func (m Memory) Lessons(ctx context.Context, req api.LessonsRequest) ([]memory.LessonItem, error) {
 	if req.Limit < 0 {
-		return nil, fmt.Errorf("lessons: limit %d: want 0 (all) or more: %w", req.Limit, memex.ErrInvalid)
+		return nil, memex.Errorf(memex.ErrInvalid, "lessons: limit %d: want 0 (all) or more", req.Limit)
 	}
 	return memory.ListLessons(ctx, m.Store, memory.LessonFilter{Project: req.Project, Session: req.Session, Status: req.Status, Limit: req.Limit})
 }

@@ -160,4 +160,9 @@ func testLessonsAndHint(t *testing.T, s api.Service, m api.Memory) {
 func testLessonsLimit(t *testing.T, s api.Service, m api.Memory) {
 	_, err := m.Lessons(context.Background(), api.LessonsRequest{Limit: -1})
 	wantKind(t, err, memex.ErrInvalid, "limit")
+	// In the Service's words on every path: the server once refused it
+	// first, in words of its own.
+	if got, want := memex.Sentence(err), "lessons: limit -1: want 0 (all) or more"; got != want {
+		t.Fatalf("lessons limit -1: %q, want %q", got, want)
+	}
 }

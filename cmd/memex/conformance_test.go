@@ -27,6 +27,16 @@ func TestLocalAndServedAgree(t *testing.T) {
 	if r := run(t, home, []byte("token "+secret+"\n"), "add", "--project", "p", "--alias", "secret", "-"); r.code != 0 {
 		t.Fatal(r)
 	}
+	// Names that say several things: an alias in two projects, a prefix
+	// of two sessions.
+	for _, a := range [][]string{
+		{"--project", "p", "--alias", "dup", "--session", "team/a1"},
+		{"--project", "q", "--alias", "dup", "--session", "team/a2"},
+	} {
+		if r := run(t, home, []byte("x\n"), append([]string{"add"}, append(a, "-")...)...); r.code != 0 {
+			t.Fatal(r)
+		}
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -56,6 +66,16 @@ func TestLocalAndServedAgree(t *testing.T) {
 		{"handoff unknown", []string{"handoff", "--project", "nosuch"}},
 		{"procedures", []string{"procedures", "--project", "p", "--json"}},
 		{"stale", []string{"stale", "--project", "p", "--json"}},
+		// Errors: the same sentence, hint, code and exit status.
+		{"show an ambiguous alias", []string{"show", "dup"}},
+		{"show an ambiguous alias --json", []string{"show", "dup", "--json"}},
+		{"replay an ambiguous prefix", []string{"replay", "team/a"}},
+		{"replay an ambiguous prefix --json", []string{"replay", "team/a", "--json"}},
+		{"show unknown --json", []string{"show", "nosuch", "--json"}},
+		{"context of an unknown project", []string{"context", "--project", "nosuch"}},
+		{"deref budget too small", []string{"deref", "first", "--budget", "5"}},
+		{"deref budget too small --json", []string{"deref", "first", "--budget", "5", "--json"}},
+		{"malformed query --json", []string{"search", "exit:abc", "--json"}},
 	}
 	local := make([]result, len(cases))
 	for i, c := range cases {

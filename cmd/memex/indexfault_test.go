@@ -85,3 +85,25 @@ func TestVerifyChecksIndexCoverage(t *testing.T) {
 		t.Errorf("verify after the rebuild: %+v", r)
 	}
 }
+
+// TestIngestWhoseIndexFailsSaysWhatWasDone: an import whose entries were
+// archived but could not be indexed says both, the index's failure in its
+// own words and what to expect, in one line, and exits 1.
+func TestIngestWhoseIndexFailsSaysWhatWasDone(t *testing.T) {
+	home := t.TempDir()
+	if r := run(t, home, []byte("x\n"), "add", "-"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	os.RemoveAll(filepath.Join(home, "index"))
+	writeFile(t, filepath.Join(home, "index"), "not a directory\n")
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, file, jsonlRun("s1", 1, "go test ./...", 1, "--- FAIL: TestX\n"))
+	r := run(t, home, nil, "ingest", "jsonl", file, "-q")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "memex: entries archived, indexing failed: ") ||
+		!strings.HasSuffix(r.stderr, "; the next search retries\n") || strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, "ingest: ") {
+		t.Fatalf("ingest with a broken index: %+v", r)
+	}
+	if s := run(t, home, nil, "sessions", "--json"); !strings.Contains(s.stdout, `"s1"`) {
+		t.Fatalf("the entries were not archived: %+v", s)
+	}
+}

@@ -112,7 +112,10 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 		return api.IngestResult{}, err
 	}
 	if ixErr != nil {
-		return api.IngestResult{}, fmt.Errorf("ingest: entries archived, indexing failed (the next search retries): %w", ixErr)
+		// The sentence says what was done before the failure, then the
+		// failure in its own words; the cause keeps its class.
+		return api.IngestResult{}, fmt.Errorf("ingest: %w", &memex.Error{
+			What: "entries archived, indexing failed: " + memex.Sentence(ixErr), Hint: "the next search retries", Err: ixErr})
 	}
 	res := IngestResult(rep, indexed)
 	res.Warnings, res.MoreWarnings = warnings, more

@@ -54,11 +54,13 @@ type Options struct {
 	Budget  int    // tokens for the whole output; 0 means DefaultBudget
 	Query   string // terms whose lines are shown first (case-insensitive)
 	Project string // narrows aliases that name entries in several projects
-	// Brief leaves the entry's summary out of each header, which then
-	// holds only the ID, lines and tokens, and the show command out of
-	// each marker, which then names only the lines omitted and their
-	// tokens: for a caller that already holds the summary (a search hit,
-	// an IndexedSummary line) and knows how to show lines of an ID.
+	// Brief makes each header the ID alone, without the entry's summary,
+	// lines and tokens, and leaves the show command out of each marker,
+	// which then names only the lines omitted and their tokens: for a
+	// caller that already holds the summary and size (a search hit, an
+	// IndexedSummary line) and knows how to show lines of an ID. A header
+	// costs about 24 tokens then, against 34 with the size and 50 to 90
+	// with a file read's summary.
 	Brief bool
 	// Checkout, when set, checks the file lines each entry showed
 	// against the working tree and marks the entry (see stale.go); the
@@ -381,15 +383,20 @@ func BinaryNote(id memex.ID, size int64) string {
 
 // header is an item's first line: ID, size and summary.
 func header(e memex.Entry) string {
-	s := briefHeader(e)
+	s := sizeHeader(e)
 	if sum := e.DisplaySummary(); sum != "" {
 		s += " " + strings.Join(strings.Fields(sum), " ")
 	}
 	return s
 }
 
-// briefHeader is header without the summary.
-func briefHeader(e memex.Entry) string {
+// briefHeader is the header of a brief deref: the ID alone. The size is
+// in the markers when anything is left out, and the whole body shows it
+// when nothing is.
+func briefHeader(e memex.Entry) string { return "[memex " + e.ID.String() + "]" }
+
+// sizeHeader is header without the summary.
+func sizeHeader(e memex.Entry) string {
 	return "[memex " + e.ID.String() + " · " + plural(int(e.Lines), "line") + " · " + commas(int(e.Tokens)) + " tokens]"
 }
 

@@ -363,7 +363,8 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // rank order, but through deref: each entry with all the budget still
 // free, whole when it fits, else its windows (lines with query words,
 // error lines, head and tail; the head alone when no line holds a query
-// word), until nothing is left. The derefs are brief (deref.Options.Brief):
+// word), until nothing is left; an entry whose body is that of one
+// already shown is passed over. The derefs are brief (deref.Options.Brief):
 // the agent holds each hit's summary from the search, so headers and
 // markers do not repeat it. The IndexedSummary then takes what the derefs
 // left, when that holds at least one of its lines, and goes first. The
@@ -394,9 +395,23 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 	}
 	var derefs strings.Builder
 	left, n := budget-summarize.CountString(minSum), 0
+	shown := map[string]bool{}
 	for _, ref := range refs {
 		if left <= 0 {
 			break
+		}
+		// An entry whose body is one already shown (a command run again
+		// with the same output) would show the same bytes again: the
+		// agent holds its hit, and the budget goes to the next one.
+		if id, err := memex.ParseID(ref); err == nil {
+			e, err := env.Store.Get(ctx, id)
+			if err != nil {
+				return "", 0, err
+			}
+			if e.Hash != "" && shown[e.Hash] {
+				continue
+			}
+			shown[e.Hash] = true
 		}
 		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project, Brief: true})
 		if errors.Is(err, memex.ErrBudgetTooSmall) {

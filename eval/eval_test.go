@@ -517,3 +517,53 @@ func TestOrderTiesNewestFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestMemexShowsAnOutputOnce: runs of one command that printed the same
+// bytes are shown once; the budget they would take again goes to the next
+// hit, here the older run whose output differed.
+func TestMemexShowsAnOutputOnce(t *testing.T) {
+	env := openEnv(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	same := strings.Repeat("python check.py: every widget is in stock and priced\n", 6)
+	add := func(i int, body string) {
+		e := memex.Entry{Project: "p", Session: "s", Agent: "test", Kind: memex.KindTool, Tool: "bash",
+			Input: "python check.py", Summary: "bash: python check.py · exit 0", Exit: memex.IntPtr(0),
+			Created: t0.Add(time.Duration(i) * time.Second)}
+		if _, err := env.Store.Add(ctx, e, strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, "python check.py: widget 12 out of stock\n"+strings.Repeat("python check.py: widget priced\n", 5))
+	for i := 1; i <= 4; i++ {
+		add(i, same)
+	}
+	add(5, "done\n")
+	catchUp(t, env)
+	steps, err := loadSession(ctx, env.Store, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "5", Query: "python check.py", Answer: "widget 12 out of stock"}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
+	if len(pc.hits) != 5 {
+		t.Fatalf("%d hits, want the 5 runs", len(pc.hits))
+	}
+	// Room for two outputs with their headers, not for five.
+	budget := 2*summarize.CountString(same) + 60
+	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize.CountString(text); got > budget {
+		t.Fatalf("used %d of %d", got, budget)
+	}
+	if c := strings.Count(text, same); c != 1 || n != 2 || !strings.Contains(text, pc.p.Answer) {
+		t.Errorf("%d derefs, the repeated output %d times, answer shown %v:\n%s", n, c, strings.Contains(text, pc.p.Answer), text)
+	}
+}

@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -23,33 +18,14 @@ type doctorProblem = hosts.Problem
 // doctorHost is what memex doctor found of one host's installation.
 type doctorHost = hosts.Health
 
-type doctorServer struct {
-	Running   bool   `json:"running"` // serve.addr names a server
-	Addr      string `json:"addr,omitempty"`
-	Answering bool   `json:"answering"`
-	Version   string `json:"version,omitempty"`
-}
-
-type doctorStore struct {
-	Exists       bool          `json:"exists"`
-	Schema       int           `json:"schema,omitempty"`
-	PendingIndex int64         `json:"pending_index"`
-	Files        []fileProblem `json:"files"` // modes too wide, spool left over
-	Note         string        `json:"note,omitempty"`
-}
-
 type doctorReport struct {
-	Version  string          `json:"version"`
-	Home     string          `json:"home"`
-	OK       bool            `json:"ok"`
-	Hosts    []doctorHost    `json:"hosts"`
-	Server   doctorServer    `json:"server"`
-	Store    doctorStore     `json:"store"`
-	Problems []doctorProblem `json:"problems"`
-}
-
-func (r *doctorReport) problem(where, problem, fix string) {
-	r.Problems = append(r.Problems, doctorProblem{Where: where, Problem: problem, Fix: fix})
+	Version  string               `json:"version"`
+	Home     string               `json:"home"`
+	OK       bool                 `json:"ok"`
+	Hosts    []doctorHost         `json:"hosts"`
+	Server   service.ServerHealth `json:"server"`
+	Store    service.StoreHealth  `json:"store"`
+	Problems []doctorProblem      `json:"problems"`
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -92,90 +68,17 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 
 func (a *app) doctor(ctx context.Context) doctorReport {
 	rep := doctorReport{Version: version, Home: a.home, Hosts: []doctorHost{}, Problems: []doctorProblem{}}
-	a.doctorHosts(ctx, &rep)
-	a.doctorServer(ctx, &rep)
-	a.doctorStore(ctx, &rep)
-	rep.OK = len(rep.Problems) == 0
-	return rep
-}
-
-func (a *app) doctorHosts(ctx context.Context, rep *doctorReport) {
 	def, _ := home.Default() // "" when there is no home directory
 	found, problems := hosts.Check(ctx, hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def})
 	rep.Hosts = append(rep.Hosts, found...)
 	rep.Problems = append(rep.Problems, problems...)
-}
-
-func (a *app) doctorServer(ctx context.Context, rep *doctorReport) {
-	srv, ok := home.ReadServer(a.home)
-	if !ok {
-		return
-	}
-	rep.Server.Running, rep.Server.Addr = true, srv.Addr
-	_, r, ok := a.runningServer(ctx)
-	if !ok {
-		rep.problem("server", fmt.Sprintf("%s names a memex serve at %s that does not answer (killed?): hooks and commands fall back to the store, waiting for its lock",
-			filepath.Join(a.home, home.ServerFile), srv.Addr),
-			"start it again (memex serve), or remove "+filepath.Join(a.home, home.ServerFile))
-		return
-	}
-	rep.Server.Answering = true
-	var hz struct {
-		Version string `json:"version"`
-	}
-	if err := r.GetJSON(ctx, "/healthz", nil, &hz); err == nil {
-		rep.Server.Version = hz.Version
-	}
-}
-
-func (a *app) doctorStore(ctx context.Context, rep *doctorReport) {
-	files, err := service.HomeProblems(a.home)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		rep.problem("store", err.Error(), "")
-	}
-	rep.Store.Files = files
-	for _, f := range files {
-		fix := "chmod as it says"
-		if strings.Contains(f.Message, "spooled") {
-			fix = "run any memex command that writes (memex ingest claude-code, say): it archives the spool first"
-		}
-		rep.problem("store", f.Path+": "+f.Message, fix)
-	}
-	if rep.Server.Answering {
-		_, r, _ := a.runningServer(ctx)
-		var st map[string]any
-		if err := r.GetJSON(ctx, "/v1/stats", nil, &st); err != nil {
-			rep.problem("store", "the server did not give the store's figures: "+userMessage(err), "")
-			return
-		}
-		rep.Store.Exists, rep.Store.Schema = true, archive.SchemaVersion
-		rep.Store.PendingIndex, _ = toInt64(st["pending_index"])
-		rep.Store.Note = "read through the running server, which keeps the index caught up"
-		return
-	}
-	h, err := home.Open(ctx, a.home, home.Options{Shared: true, Wait: 2 * time.Second, Logger: a.log})
-	switch {
-	case errors.Is(err, home.ErrNoStore):
-		rep.Store.Note = "no store yet: the first hook or memex command that archives creates it"
-		return
-	case errors.Is(err, memex.ErrBusy):
-		rep.Store.Exists = true
-		rep.Store.Note = "busy: " + home.Holder(a.home) + " holds it; run memex doctor again when it is done"
-		return
-	case err != nil:
-		rep.problem("store", userMessage(err), "memex verify says more")
-		return
-	}
-	defer h.Close()
-	rep.Store.Exists, rep.Store.Schema = true, archive.SchemaVersion
-	if err := h.Store.Pending(ctx, func(memex.ID) error { rep.Store.PendingIndex++; return nil }); err != nil {
-		rep.problem("store", "reading the entries not yet indexed: "+userMessage(err), "memex verify says more")
-	}
-}
-
-func toInt64(v any) (int64, bool) {
-	f, ok := v.(float64)
-	return int64(f), ok
+	_, c, _ := a.runningServer(ctx)
+	rep.Server, problems = service.CheckServer(ctx, a.home, c)
+	rep.Problems = append(rep.Problems, problems...)
+	rep.Store, problems = service.CheckStore(ctx, a.home, c, userMessage)
+	rep.Problems = append(rep.Problems, problems...)
+	rep.OK = len(rep.Problems) == 0
+	return rep
 }
 
 func printDoctor(a *app, rep doctorReport) {

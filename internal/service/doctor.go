@@ -1,0 +1,115 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
+)
+
+// What memex doctor finds of a home's server and store, beside what
+// hosts.Check finds of the hosts memex is installed in.
+
+// ServerHealth is what the server a home names (serve.addr) does.
+type ServerHealth struct {
+	Running   bool   `json:"running"` // serve.addr names a server
+	Addr      string `json:"addr,omitempty"`
+	Answering bool   `json:"answering"`
+	Version   string `json:"version,omitempty"`
+}
+
+// StoreHealth is what a home's store holds and how it opens.
+type StoreHealth struct {
+	Exists       bool          `json:"exists"`
+	Schema       int           `json:"schema,omitempty"`
+	PendingIndex int64         `json:"pending_index"`
+	Files        []api.Problem `json:"files"` // modes too wide, spool left over
+	Note         string        `json:"note,omitempty"`
+}
+
+// CheckServer reports the server dir's serve.addr names; c is its Client
+// when it answers /healthz, nil when it does not.
+func CheckServer(ctx context.Context, dir string, c *api.Client) (ServerHealth, []hosts.Problem) {
+	var sh ServerHealth
+	srv, ok := home.ReadServer(dir)
+	if !ok {
+		return sh, nil
+	}
+	sh.Running, sh.Addr = true, srv.Addr
+	file := filepath.Join(dir, home.ServerFile)
+	if c == nil {
+		return sh, []hosts.Problem{{Where: "server",
+			Problem: fmt.Sprintf("%s names a memex serve at %s that does not answer (killed?): hooks and commands fall back to the store, waiting for its lock", file, srv.Addr),
+			Fix:     "start it again (memex serve), or remove " + file}}
+	}
+	sh.Answering = true
+	var hz struct {
+		Version string `json:"version"`
+	}
+	if err := c.GetJSON(ctx, "/healthz", nil, &hz); err == nil {
+		sh.Version = hz.Version
+	}
+	return sh, nil
+}
+
+// CheckStore reports dir's store and files: through c, the running
+// server's Client (it owns the store), when c is not nil, else opened
+// read-only, waiting 2s at most for the lock. message words an error.
+func CheckStore(ctx context.Context, dir string, c *api.Client, message func(error) string) (StoreHealth, []hosts.Problem) {
+	var st StoreHealth
+	var problems []hosts.Problem
+	problem := func(what, fix string) {
+		problems = append(problems, hosts.Problem{Where: "store", Problem: what, Fix: fix})
+	}
+	files, err := HomeProblems(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		problem(err.Error(), "")
+	}
+	st.Files = files
+	for _, f := range files {
+		fix := "chmod as it says"
+		if strings.Contains(f.Message, "spooled") {
+			fix = "run any memex command that writes (memex ingest claude-code, say): it archives the spool first"
+		}
+		problem(f.Path+": "+f.Message, fix)
+	}
+	if c != nil {
+		figures, err := c.Stats(ctx)
+		if err != nil {
+			problem("the server did not give the store's figures: "+message(err), "")
+			return st, problems
+		}
+		st.Exists, st.Schema, st.PendingIndex = true, archive.SchemaVersion, figures.Pending
+		st.Note = "read through the running server, which keeps the index caught up"
+		return st, problems
+	}
+	h, err := home.Open(ctx, dir, home.Options{Shared: true, Wait: 2 * time.Second})
+	switch {
+	case errors.Is(err, home.ErrNoStore):
+		st.Note = "no store yet: the first hook or memex command that archives creates it"
+		return st, problems
+	case errors.Is(err, memex.ErrBusy):
+		st.Exists = true
+		st.Note = "busy: " + home.Holder(dir) + " holds it; run memex doctor again when it is done"
+		return st, problems
+	case err != nil:
+		problem(message(err), "memex verify says more")
+		return st, problems
+	}
+	defer h.Close()
+	st.Exists, st.Schema = true, archive.SchemaVersion
+	// Counted, not the store's figures: those read every entry.
+	if err := h.Store.Pending(ctx, func(memex.ID) error { st.PendingIndex++; return nil }); err != nil {
+		problem("reading the entries not yet indexed: "+message(err), "memex verify says more")
+	}
+	return st, problems
+}

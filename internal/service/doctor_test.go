@@ -1,0 +1,74 @@
+package service_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
+)
+
+func TestCheckStore(t *testing.T) {
+	ctx := context.Background()
+	msg := func(err error) string { return err.Error() }
+	dir := t.TempDir()
+	st, problems := service.CheckStore(ctx, dir, nil, msg)
+	if st.Exists || !strings.HasPrefix(st.Note, "no store yet") || len(problems) != 0 {
+		t.Fatalf("no store: %+v %v", st, problems)
+	}
+	h := open(t, dir, true)
+	svc := service.New(h, service.Options{})
+	for _, text := range []string{"one", "two"} {
+		if _, err := svc.Add(ctx, api.AddRequest{Entry: memex.Entry{Project: "p", Kind: memex.KindNote}, Body: strings.NewReader(text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server's answer: the store's figures through its Client.
+	srv, err := api.New(api.Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	st, problems = service.CheckStore(ctx, dir, &api.Client{Base: ts.URL}, msg)
+	if !st.Exists || st.Schema == 0 || !strings.Contains(st.Note, "through the running server") || len(problems) != 0 {
+		t.Fatalf("through the server: %+v %v", st, problems)
+	}
+	served := st.PendingIndex
+	// Held by another process: busy, said, no problem.
+	st, problems = service.CheckStore(ctx, dir, nil, msg)
+	if !st.Exists || !strings.HasPrefix(st.Note, "busy: ") || len(problems) != 0 {
+		t.Fatalf("busy: %+v %v", st, problems)
+	}
+	h.Close()
+	st, problems = service.CheckStore(ctx, dir, nil, msg)
+	if !st.Exists || st.PendingIndex != served || st.PendingIndex == 0 || len(problems) != 0 {
+		t.Fatalf("local: %+v %v (served pending %d)", st, problems, served)
+	}
+	// What the spool holds is a problem, with its fix.
+	if _, err := home.Spool(dir, home.SpoolItem{Ingest: "/t/x.jsonl", Format: "codex"}); err != nil {
+		t.Fatal(err)
+	}
+	_, problems = service.CheckStore(ctx, dir, nil, msg)
+	if len(problems) != 1 || !strings.Contains(problems[0].Fix, "archives the spool first") {
+		t.Fatalf("spool left: %v", problems)
+	}
+}
+
+func TestCheckServerThatDoesNotAnswer(t *testing.T) {
+	dir := t.TempDir()
+	if sh, problems := service.CheckServer(context.Background(), dir, nil); sh.Running || len(problems) != 0 {
+		t.Fatalf("no server: %+v %v", sh, problems)
+	}
+	if err := home.WriteServer(dir, "127.0.0.1:1", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	sh, problems := service.CheckServer(context.Background(), dir, nil)
+	if !sh.Running || sh.Answering || len(problems) != 1 || !strings.Contains(problems[0].Fix, "memex serve") {
+		t.Fatalf("stale serve.addr: %+v %v", sh, problems)
+	}
+}

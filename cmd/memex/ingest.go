@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -143,9 +140,9 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	// A local import tells its problems as it meets them, a server's
 	// answer once it is in (api.Client.Ingest): printed alike.
-	w := &ingestWarner{stderr: a.stderr, json: o.json, said: map[string]bool{}}
+	w := &render.Warner{Out: a.stderr, JSON: o.json}
 	if !o.quiet {
-		req.Warn = w.warn
+		req.Warn = w.Warn
 	}
 	req.Progress = a.progress("ingest", o.quiet || o.json)
 	res, err := svc.Ingest(ctx, req)
@@ -153,9 +150,9 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		return err
 	}
 	if !o.quiet {
-		w.more(len(res.Warnings) + res.MoreWarnings - w.warned)
+		w.More(len(res.Warnings) + res.MoreWarnings - w.Told())
 	}
-	return a.finishIngest(format, o, res, w.said)
+	return a.finishIngest(format, o, res, w)
 }
 
 // parseSince reads --since: a date, an RFC 3339 time, or a duration back
@@ -172,48 +169,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--since %q: want a date (2024-01-31), an RFC 3339 time or a duration (720h)", s)
 }
 
-// ingestWarner prints the problems of an import as they happen: the
-// first maxIngestWarnings, then one line saying there are more.
-type ingestWarner struct {
-	stderr io.Writer
-	json   bool // --json: each problem a JSON line, {"warning": ...}
-	warned int
-	said   map[string]bool // problems printed
-}
-
-func (w *ingestWarner) warn(msg string) {
-	if w.warned++; w.warned <= api.MaxIngestWarnings {
-		w.line(msg)
-		w.said[msg] = true
-	} else if w.warned == api.MaxIngestWarnings+1 {
-		w.line("more problems; see the report")
-	}
-}
-
-// more counts n problems past the first ones, met by a server.
-func (w *ingestWarner) more(n int) {
-	if n > 0 && w.warned <= api.MaxIngestWarnings {
-		w.line("more problems; see the report")
-	}
-	w.warned += n
-}
-
-// line prints one problem on stderr: a line of text, or with --json a JSON
-// line, so that a reader of --json output never meets text.
-func (w *ingestWarner) line(msg string) {
-	if w.json {
-		b, _ := json.Marshal(struct {
-			Warning string `json:"warning"`
-		}{"ingest: " + msg})
-		fmt.Fprintf(w.stderr, "%s\n", b)
-		return
-	}
-	fmt.Fprintln(w.stderr, "memex: ingest:", msg)
-}
-
-// finishIngest prints the report of an import and the file problems not
-// printed yet (said), and returns the status.
-func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.IngestResult, said map[string]bool) error {
+// finishIngest prints the report of an import and the file problems w
+// has not printed yet, and returns the status.
+func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.IngestResult, w *render.Warner) error {
 	var err error
 	if o.json {
 		// The problems were printed as they came, the first ones.
@@ -227,12 +185,7 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 	}
 	// Every file problem, after the report where it is seen last, but
 	// once: the first ones were printed as they happened.
-	w := &ingestWarner{stderr: a.stderr, json: o.json}
-	for _, fe := range slices.Concat(res.FileErrors, res.Unusable) {
-		if !said[fe] {
-			w.line(fe)
-		}
-	}
+	w.Rest(res.FileErrors, res.Unusable)
 	switch {
 	case len(res.FileErrors) > 0 && res.Files == 0 && res.Unchanged == 0:
 		// No path yielded a file (each got its line above).

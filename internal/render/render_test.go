@@ -70,3 +70,27 @@ func TestReplaySpansDaysAndMarksCompactions(t *testing.T) {
 		t.Errorf("steps %+v", steps)
 	}
 }
+
+// The first api.MaxIngestWarnings problems are printed, then one line
+// saying there are more; Rest prints the file problems not printed yet.
+func TestWarnerCapsAndRest(t *testing.T) {
+	var b strings.Builder
+	w := &Warner{Out: &b}
+	for i := range api.MaxIngestWarnings + 3 {
+		w.Warn(strings.Repeat("x", i+1))
+	}
+	w.More(2)
+	w.Rest([]string{"x", "a file problem"})
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != api.MaxIngestWarnings+2 || lines[api.MaxIngestWarnings] != "memex: ingest: more problems; see the report" ||
+		lines[len(lines)-1] != "memex: ingest: a file problem" || w.Told() != api.MaxIngestWarnings+5 {
+		t.Fatalf("told %d:\n%s", w.Told(), b.String())
+	}
+	b.Reset()
+	w = &Warner{Out: &b, JSON: true}
+	w.More(0)
+	w.Warn("f:1: bad")
+	if b.String() != `{"warning":"ingest: f:1: bad"}`+"\n" {
+		t.Fatalf("json: %q", b.String())
+	}
+}

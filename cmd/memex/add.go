@@ -138,12 +138,7 @@ func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 // caller did not say.
 func fillDefaults(e *memex.Entry) {
 	if e.Session == "" {
-		for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
-			if s := os.Getenv(v); s != "" {
-				e.Session = s
-				break
-			}
-		}
+		e.Session = liveSession()
 	}
 	if e.Project == "" {
 		if wd, err := os.Getwd(); err == nil {

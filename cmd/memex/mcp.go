@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
@@ -65,21 +67,8 @@ func (a *app) lockedService() service.Locked {
 
 // liveSession is the agent session memex runs in, from the host's
 // environment.
-func liveSession() string {
-	for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
-		if s := os.Getenv(v); s != "" {
-			return s
-		}
-	}
-	return ""
-}
+func liveSession() string { return hosts.LiveSession(os.Getenv) }
 
-func liveAgent() string {
-	switch {
-	case os.Getenv("CLAUDE_CODE_SESSION_ID") != "":
-		return "claude-code"
-	case os.Getenv("CODEX_THREAD_ID") != "":
-		return "codex"
-	}
-	return "mcp"
-}
+// liveAgent names the host for entries MCP tools write: "mcp" when no
+// host says.
+func liveAgent() string { return cmp.Or(hosts.LiveAgent(os.Getenv), "mcp") }

@@ -16,7 +16,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
-	"github.com/memex-archive/memex/internal/redact"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +97,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	spoolPath := spool.Name()
-	toSpool, spooled := spoolWriter(spool, &e, !o.noRedact)
+	toSpool, spooled := service.PolicyWriter(spool, &e, !o.noRedact)
 	keep := false
 	defer func() {
 		spool.Close()
@@ -187,31 +187,6 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
 	}
 	return &exitStatus{code: code}
-}
-
-// spoolWriter returns a writer to f that applies the write policy to e
-// and to what it is given (streamed, in bounded memory) when redacting is
-// set, and a func that ends the writing, adds the body's replacements to
-// e.Redacted and returns the first error.
-func spoolWriter(f io.Writer, e *memex.Entry, redacting bool) (io.Writer, func() error) {
-	if !redacting {
-		return f, func() error { return nil }
-	}
-	pr, pw := io.Pipe()
-	var rd *redact.Reader
-	*e, rd = redact.Entry(*e, pr)
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(f, rd)
-		pr.CloseWithError(err) // a failed spool fails the writes
-		done <- err
-	}()
-	return pw, func() error {
-		pw.Close()
-		err := <-done
-		e.Redacted += rd.Redacted()
-		return err
-	}
 }
 
 // forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to

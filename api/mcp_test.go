@@ -248,7 +248,7 @@ func TestMCPErrorsReadAsTheirSentence(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"memex_context", map[string]any{"session": "nosuch"}, `session "nosuch": not found`},
+		{"memex_context", map[string]any{"session": "nosuch"}, `session "nosuch": not found; memex sessions lists them`},
 		{"memex_context", map[string]any{"project": "nosuch"}, "no entries for project nosuch: not found"},
 	} {
 		if text, isErr := call(t, cs, c.tool, c.args); !isErr || text != c.want {

@@ -514,7 +514,7 @@ func (s *Store) sessionEntries(ctx context.Context, ref memex.SessionRef) ([]mem
 	case len(unscoped) > 1:
 		return nil, ambiguousSession(ref, unscoped)
 	case len(unscoped) == 0:
-		return nil, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound, "session %s: not found", quoted(ref)))
+		return nil, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound, "session %s: not found", quoted(ref)).WithHint("memex sessions lists them"))
 	default:
 		pick = unscoped
 	}

@@ -47,11 +47,11 @@ func TestNotFoundOnTheCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"context", "--session", "nosuch"}, `memex: session "nosuch": not found`},
+		{[]string{"context", "--session", "nosuch"}, `memex: session "nosuch": not found; memex sessions lists them`},
 		{[]string{"context", "--project", "nosuch"}, "memex: no entries for project nosuch: not found"},
 		{[]string{"show", "nosuch", "--budget", "100"}, "memex: nosuch: not found"},
 		{[]string{"show", "nosuch"}, "memex: nosuch: not found"},
-		{[]string{"replay", "nosuch"}, `memex: session "nosuch": not found`},
+		{[]string{"replay", "nosuch"}, `memex: session "nosuch": not found; memex sessions lists them`},
 		{[]string{"forget", "--project", "nosuch", "--yes"}, "memex: no entries for project nosuch: not found"},
 	} {
 		r := run(t, home, nil, c.args...)

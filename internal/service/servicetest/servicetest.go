@@ -627,7 +627,7 @@ func testErrorSentences(t *testing.T, s api.Service) {
 	}{
 		{"entry not found", errOf(s.Entry(ctx, "nosuch", "")), "not_found", "nosuch: not found"},
 		{"session not found", errOf(s.Replay(ctx, api.ReplayRequest{Ref: memex.SessionRef{Session: "nosuch"}})), "not_found",
-			`session "nosuch": not found`},
+			`session "nosuch": not found; memex sessions lists them`},
 		{"context of nothing", errOf(s.Context(ctx, api.ContextRequest{Project: "nosuch"})), "not_found",
 			"no entries for project nosuch: not found"},
 		{"ambiguous prefix", errOf(s.Replay(ctx, api.ReplayRequest{Ref: memex.SessionRef{Session: "team/a"}})), "ambiguous",
@@ -651,6 +651,14 @@ func testErrorSentences(t *testing.T, s api.Service) {
 		got := memex.Sentence(c.err)
 		if code := api.Code(c.err); code != c.code {
 			t.Errorf("%s: code %q, want %q (%v)", c.name, code, c.code, c.err)
+		}
+		// The hint travels apart from the sentence (HTTP's "hint") and
+		// comes back as the same field.
+		if _, hint, ok := strings.Cut(c.sentence, "; "); ok && !strings.HasSuffix(c.sentence, "*") {
+			var me *memex.Error
+			if !errors.As(c.err, &me) || me.Hint != hint {
+				t.Errorf("%s: %#v, want the hint %q", c.name, c.err, hint)
+			}
 		}
 		want, prefix := strings.CutSuffix(c.sentence, "*")
 		if got != want && !prefix || prefix && !strings.HasPrefix(got, want) {

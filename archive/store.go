@@ -207,7 +207,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}
 	}
 	if damage != nil && !o.ReadOnly && !o.RepairWAL {
-		return nil, fmt.Errorf("archive: open %s: %w; %s", dir, damage, walAdvice)
+		return nil, damageError(dir, damage)
 	}
 	db, err := openPebble(dir, po, o, damage)
 	if err != nil {
@@ -237,6 +237,13 @@ func Open(dir string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
+// damageError is a writable Open's error for the damaged log d of the
+// store in dir: what is damaged, and walAdvice.
+func damageError(dir string, d *WALDamage) error {
+	return fmt.Errorf("archive: open %s: %w", dir, &memex.Error{Kind: memex.ErrCorrupt,
+		What: "the store in " + dir + ": " + d.Sentence(), Hint: walAdvice, Err: d})
+}
+
 // walAdvice is what to do about a damaged log.
 const walAdvice = "memex verify lists what was lost; memex verify --repair keeps the rest and opens the store for writing again"
 
@@ -255,7 +262,7 @@ func openPebble(dir string, po *pebble.Options, o Options, damage *WALDamage) (*
 	}
 	db, err := pebble.Open(dir, po)
 	if d, ok := replayDamage(err); ok {
-		return nil, fmt.Errorf("archive: open %s: %w; %s", dir, d, walAdvice)
+		return nil, damageError(dir, d)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %w", dir, err)

@@ -57,8 +57,13 @@ type WALDamage struct {
 }
 
 func (d *WALDamage) Error() string {
+	return "archive: " + d.Sentence() + ": " + memex.ErrCorrupt.Error()
+}
+
+// Sentence says what is damaged and what was lost, for a person.
+func (d *WALDamage) Sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "archive: the write-ahead log %s is damaged", d.Log)
+	fmt.Fprintf(&b, "the write-ahead log %s is damaged", d.Log)
 	if d.Offset >= 0 {
 		fmt.Fprintf(&b, " at byte %d", d.Offset)
 		if d.Size > 0 {
@@ -78,7 +83,7 @@ func (d *WALDamage) Error() string {
 		}
 		b.WriteString(")")
 	}
-	return b.String() + ": " + memex.ErrCorrupt.Error()
+	return b.String()
 }
 
 func (d *WALDamage) Unwrap() error { return memex.ErrCorrupt }

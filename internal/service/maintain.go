@@ -150,14 +150,14 @@ func verifyHome(ctx context.Context, s *archive.Store, openIndex func() (*index.
 	}
 	if d := s.Damage(); d != nil {
 		res.Files = append(res.Files, api.Problem{Path: filepath.Join(dir, home.StoreDir, d.Log),
-			Message: strings.TrimPrefix(d.Error(), "archive: ") + "; memex verify --repair keeps the rest and opens the store for writing again"})
+			Message: d.Sentence() + "; memex verify --repair keeps the rest and opens the store for writing again"})
 	}
 	losses, err := s.Losses(ctx)
 	if err != nil {
 		return res, err
 	}
 	for _, l := range losses {
-		msg := fmt.Sprintf("repaired %s: %s", l.At.Local().Format("2006-01-02 15:04"), strings.TrimPrefix(l.Error(), "archive: "))
+		msg := fmt.Sprintf("repaired %s: %s", l.At.Local().Format("2006-01-02 15:04"), l.Sentence())
 		res.Notes = append(res.Notes, api.Problem{Path: filepath.Join(dir, home.StoreDir, l.Log), Message: msg})
 	}
 	ixp, err := indexProblems(ctx, s, openIndex, dir)

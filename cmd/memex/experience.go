@@ -8,10 +8,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
@@ -286,21 +284,8 @@ after a distillation was interrupted. Lessons that did not change are left as th
 			if err != nil {
 				return err
 			}
-			infos, err := s.Sessions(ctx)
+			rep, err := service.DistillAll(ctx, s, ix, o.project)
 			if err != nil {
-				return err
-			}
-			var refs []memex.SessionRef
-			for _, in := range infos {
-				if o.project == "" || in.Project == o.project {
-					refs = append(refs, in.SessionRef)
-				}
-			}
-			rep, err := service.Distill(ctx, s, ix, refs, nil)
-			if err != nil {
-				return err
-			}
-			if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
 				return err
 			}
 			if o.json {

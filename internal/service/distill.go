@@ -10,6 +10,7 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/memory"
 )
 
@@ -104,4 +105,26 @@ func (d distilling) Add(ctx context.Context, req api.AddRequest) (memex.Entry, e
 		}
 	}
 	return got, err
+}
+
+// DistillAll distils again, from the archive, every session (of project
+// only, when it is not ""), as memex distill does, and brings ix up to
+// date with the lessons added.
+func DistillAll(ctx context.Context, s *archive.Store, ix *index.Index, project string) (memory.UpdateReport, error) {
+	infos, err := s.Sessions(ctx)
+	if err != nil {
+		return memory.UpdateReport{}, err
+	}
+	var refs []memex.SessionRef
+	for _, in := range infos {
+		if project == "" || in.Project == project {
+			refs = append(refs, in.SessionRef)
+		}
+	}
+	rep, err := Distill(ctx, s, ix, refs, nil)
+	if err != nil {
+		return rep, err
+	}
+	_, err = catchup.CatchUp(ctx, s, ix)
+	return rep, err
 }

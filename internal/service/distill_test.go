@@ -46,3 +46,38 @@ func TestDistillingAddsTheLessonOfARun(t *testing.T) {
 		t.Fatalf("after the pass: %+v", got)
 	}
 }
+
+// DistillAll distils what was archived without distillation (an archive
+// older than lessons), of one project or all.
+func TestDistillAll(t *testing.T) {
+	ctx := context.Background()
+	h := open(t, t.TempDir(), true)
+	defer h.Close()
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, e := range []memex.Entry{
+		{Kind: memex.KindTool, Tool: "Bash", Input: "go test ./auth", Exit: memex.IntPtr(1)},
+		{Kind: memex.KindTool, Tool: "Edit", Input: `{"file_path":"auth/token.go"}`},
+		{Kind: memex.KindTool, Tool: "Bash", Input: "go test ./auth", Exit: memex.IntPtr(0)},
+	} {
+		at = at.Add(time.Second)
+		e.Project, e.Session, e.Agent, e.Created = "p", "s1", "claude-code", at
+		if _, err := h.Store.Add(ctx, e, strings.NewReader("out\n")); err != nil { // the store itself: no distillation
+			t.Fatal(err)
+		}
+	}
+	ix, err := h.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := service.DistillAll(ctx, h.Store, ix, "other"); err != nil || rep.Sessions != 0 || rep.Added != 0 {
+		t.Fatalf("other project: %+v %v", rep, err)
+	}
+	rep, err := service.DistillAll(ctx, h.Store, ix, "")
+	if err != nil || rep.Sessions != 1 || rep.Added != 1 {
+		t.Fatalf("all: %+v %v", rep, err)
+	}
+	res, err := service.New(h, service.Options{}).Search(ctx, api.Query{Text: "go test", Kind: string(memory.KindLesson)})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("the lesson is not indexed: %+v %v", res, err)
+	}
+}

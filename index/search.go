@@ -173,8 +173,12 @@ func (ix *Index) run(ctx context.Context, p *parsed, limit int) (Result, error) 
 	from, size := 0, limit
 	if c.check {
 		// One search that brings enough candidates for most phrases
-		// costs less than searching again for the next page.
+		// costs less than searching again for the next page. Candidates
+		// that hold the phrase's pairs mostly hold the phrase: fewer do.
 		size = max(limit*3+10, phrasePage)
+		if p.paired() {
+			size = limit*4 + 20
+		}
 	}
 	for {
 		var sr *bleve.SearchResult
@@ -303,6 +307,16 @@ func newestRunsFirst(hits []Hit, runs []string) {
 			hits[i] = g[k]
 		}
 	}
+}
+
+// paired reports whether every phrase of p has a pair term (see pairsOf).
+func (p *parsed) paired() bool {
+	for _, ph := range p.phrases {
+		if len(phrasePairs(ph)) == 0 {
+			return false
+		}
+	}
+	return len(p.phrases) > 0
 }
 
 // phrasePage is the least number of candidates fetched at once for a

@@ -25,7 +25,10 @@ const module = "github.com/memex-archive/memex"
 
 // allowed lists, per package (relative to the module; "" is the root), the
 // project packages its non-test code may import. A package missing here
-// fails the test: a new package needs a decision.
+// fails the test: a new package needs a decision. api imports memory for
+// the types its Memory answers with (a capsule, stale memories,
+// procedures, lessons: typed, not any); internal/service imports
+// internal/hosts for the key a hook's capture is archived once under.
 var allowed = map[string][]string{
 	"":                  {},
 	"summarize":         {""},

@@ -27,7 +27,6 @@ type app struct {
 	running        *cobra.Command // the command being run
 	h              *home.Home     // the home, once opened
 	svc            api.Service    // the Service, once chosen (store.go)
-	served         bool           // svc is a running server's
 	quiet          bool           // no progress bars (--json)
 }
 

@@ -33,7 +33,7 @@ func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) 
 	}
 	if addr, c, ok := a.runningServer(ctx); ok {
 		a.log.Debug("through the server", "command", a.purpose(), "addr", addr)
-		a.svc, a.served = c, true
+		a.svc = c
 		return c, nil
 	}
 	h, err := a.openHome(ctx, o)

@@ -30,7 +30,7 @@ import (
 // SchemaVersion names the fields, analysis and document layout. An index
 // written under another version cannot be searched correctly; Open fails
 // with memex.ErrSchema and the user runs `memex reindex`.
-const SchemaVersion = "8"
+const SchemaVersion = "9"
 
 // schemaKey is the bleve internal key holding SchemaVersion.
 var schemaKey = []byte("memex.schema")
@@ -44,6 +44,7 @@ const (
 	fKey     = "key"     // exact terms "name:value", for filters (see keyTerms)
 	fDef     = "def"     // the identifiers the content defines (see definitions)
 	fPair    = "pair"    // adjacent pieces "a b" of the text fields, for phrases (see pairsOf)
+	fContext = "context" // the last words of the question a message answers, stemmed text (see Add)
 )
 
 // Names of the exact values in fKey, which are also the filter names of
@@ -361,7 +362,7 @@ type Doc struct {
 // document maps d to the fields of the schema. The fields are analysed
 // later, when bleve calls their Analyze on its analysis workers; d's
 // content must stay unchanged until then (Add returns after).
-func document(d Doc) (*bdoc.Document, error) {
+func document(d Doc, before []byte) (*bdoc.Document, error) {
 	e := d.Entry
 	if e.ID.IsZero() {
 		return nil, fmt.Errorf("index: add: entry without ID: %w", memex.ErrInvalid)
@@ -396,6 +397,7 @@ func document(d Doc) (*bdoc.Document, error) {
 	text(fSummary, []byte(summary), true)
 	text(fInput, []byte(e.Input), false)
 	text(fContent, content, true)
+	text(fContext, before, true)
 	doc.AddField(&field{name: fDef, opts: bindex.IndexField, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {
 			defs := definitions(content)
@@ -445,6 +447,37 @@ func document(d Doc) (*bdoc.Document, error) {
 		}})
 	return doc, nil
 }
+
+// contextWords is how many of the last words of the question before it a
+// message holds in its context field.
+const contextWords = 30
+
+// lastWords is the end of text holding its last n words (runs of
+// non-space).
+func lastWords(text []byte, n int) []byte {
+	end := len(text)
+	for end > 0 && isSpaceASCII(text[end-1]) {
+		end--
+	}
+	k := end
+	for words := 0; k > 0; {
+		for k > 0 && !isSpaceASCII(text[k-1]) {
+			k--
+		}
+		if words++; words == n {
+			break
+		}
+		for k > 0 && isSpaceASCII(text[k-1]) {
+			k--
+		}
+	}
+	for k < end && isSpaceASCII(text[k]) {
+		k++
+	}
+	return text[k:end]
+}
+
+func isSpaceASCII(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // prose reports whether entries of kind k are text someone wrote, whose
 // derived summary is their first sentence.
@@ -541,6 +574,17 @@ const batchBytes = 32 << 20
 // returns once the documents are searchable and durable on disk. Large
 // slices are written in several batches; on error, earlier batches stay
 // indexed. Cancelling ctx stops between batches.
+//
+// Docs come in the order they were written (catch-up gives them in ID
+// order). A message that follows a message of its session ending in a
+// question mark, among docs, holds that question's last words
+// (contextWords) in its context field, weighed low (boostContext): in a
+// conversation an answer shares few words with the question it answers
+// ("What motivated you to pursue counseling?" and "My own journey and
+// the support I got made a huge difference"), and the question's words
+// then find the answer too. A message whose question came in another call
+// has no context; a tool run, a note or reasoning never has, nor gives
+// any.
 func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -549,8 +593,19 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	}
 	b := ix.bi.NewBatch()
 	size := 0
-	for _, d := range docs {
-		doc, err := document(d)
+	last := map[string]int{} // session → index in docs of its latest entry so far
+	for i, d := range docs {
+		var before []byte
+		if e := d.Entry; e.Session != "" {
+			key := e.Project + "\x00" + e.Agent + "\x00" + e.Session
+			if j, ok := last[key]; ok && e.Kind == memex.KindMessage && docs[j].Entry.Kind == memex.KindMessage {
+				if c := bytes.TrimRight(docs[j].Content, " \t\r\n"); len(c) > 0 && c[len(c)-1] == '?' {
+					before = lastWords(docs[j].Content, contextWords)
+				}
+			}
+			last[key] = i
+		}
+		doc, err := document(d, before)
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func TestQuestionInWords(t *testing.T) {
 			content: "Running migrations...\nERROR: relation \"users\" already exists\n"},
 		entry{name: "chatter", project: "q", session: "q1", kind: memex.KindMessage,
 			content: "What do we do when we have run out of ideas? We ran to the shop, and then what? When we were there we ran back."},
-		entry{name: "plan", project: "q", session: "q1", kind: memex.KindMessage,
+		entry{name: "plan", project: "q", session: "q2", kind: memex.KindMessage,
 			content: "Next I will write the tests for the parser."},
 	)
 	got := f.names(t, Query{Text: "what failed when we ran the migrations", Project: "q"})
@@ -124,5 +124,55 @@ func TestFailedRunsKeepTheirPlace(t *testing.T) {
 	got := f.names(t, Query{Text: "python reproduce.py error", Project: "r", Literal: true})
 	if want := []string{"failed", "passed"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("hits %v, want %v", got, want)
+	}
+}
+
+// TestAnswerFoundByItsQuestion: a message that follows a question in its
+// session holds the question's last words at a low weight, so that the
+// question's words find the answer that shares none of them; the message
+// that holds the words itself still ranks first. A message after a
+// statement, a message of another session and a tool run take no words
+// from the message before.
+func TestAnswerFoundByItsQuestion(t *testing.T) {
+	f := newFixture(t, nil)
+	f.add(t,
+		entry{name: "ask", project: "c", session: "c1", kind: memex.KindMessage,
+			content: "Melanie: That's impressive work. What motivated you to pursue counseling?"},
+		entry{name: "other", project: "c", session: "c2", kind: memex.KindMessage,
+			content: "Caroline: The weather was lovely at the lake."},
+		entry{name: "answer", project: "c", session: "c1", kind: memex.KindMessage,
+			content: "Caroline: My own journey and the support I got made a huge difference."},
+		entry{name: "after", project: "c", session: "c1", kind: memex.KindMessage,
+			content: "Melanie: So glad to hear that."},
+		entry{name: "run", project: "c", session: "c1", tool: "bash", kind: memex.KindTool,
+			input: "ls", summary: "bash: ls", content: "notes.txt\n"},
+	)
+	got := f.names(t, Query{Text: "what motivated Caroline to pursue counseling", Project: "c"})
+	if len(got) < 2 || got[0] != "ask" || got[1] != "answer" {
+		t.Errorf("question: %v, want ask (its own words), then answer (its question's)", got)
+	}
+	if got := f.names(t, Query{Text: "motivated counseling", Project: "c"}); !reflect.DeepEqual(got, []string{"ask", "answer"}) {
+		t.Errorf("motivated counseling: %v, want [ask answer]: no context across sessions", got)
+	}
+	if got := f.names(t, Query{Text: "journey difference", Project: "c"}); !reflect.DeepEqual(got, []string{"answer"}) {
+		t.Errorf("journey difference: %v, want [answer]: no context after a statement, nor for a tool run", got)
+	}
+}
+
+func TestLastWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a b c d", 2, "c d"},
+		{"  a  b \n", 5, "a  b"},
+		{"one", 3, "one"},
+		{"", 3, ""},
+		{"x y\tz", 1, "z"},
+	} {
+		if got := string(lastWords([]byte(c.in), c.n)); got != c.want {
+			t.Errorf("lastWords(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
 	}
 }

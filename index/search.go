@@ -53,6 +53,7 @@ const (
 	boostPath    = 2.0
 	boostContent = 1.0
 	boostDef     = 3.0 // an identifier's definition weighs as much as a summary
+	boostContext = 0.3 // the words before a message count for it, but far less than its own
 )
 
 // Snippet bounds.
@@ -671,6 +672,7 @@ var textFieldsOf = []struct {
 	{fSummary, true, boostSummary},
 	{fInput, false, boostInput},
 	{fContent, true, boostContent},
+	{fContext, true, boostContext},
 }
 
 // fieldWordQuery are the ways field holds w: the whole word as a term, or
@@ -701,6 +703,9 @@ func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Quer
 func phraseQuery(ph qphrase) query.Query {
 	var alts []query.Query
 	for _, f := range textFieldsOf {
+		if f.name == fContext {
+			continue // a phrase is checked against the entry's own text
+		}
 		if len(ph.words) > 0 && ph.words[0].field != "" && ph.words[0].field != f.name {
 			continue
 		}

@@ -198,7 +198,8 @@ type Options struct {
 	// answers 501.
 	Maintainer Maintainer
 	// Memory serves GET /v1/handoff, GET /v1/stale, GET /v1/procedures,
-	// memex_handoff and memex_procedures;
+	// GET /v1/hint, GET /v1/lessons, POST /v1/distill, memex_handoff and
+	// memex_procedures;
 	// nil answers 501.
 	Memory Memory
 	// Viewer, when set, answers every path but /healthz, /v1 and /mcp

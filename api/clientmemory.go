@@ -53,3 +53,9 @@ func (c *Client) Lessons(ctx context.Context, req LessonsRequest) ([]memory.Less
 	err := c.GetJSON(ctx, "/v1/lessons", q, &res)
 	return res, err
 }
+
+func (c *Client) Distill(ctx context.Context, req DistillRequest) (memory.UpdateReport, error) {
+	var res memory.UpdateReport
+	err := c.PostJSON(ctx, "/v1/distill", req, &res)
+	return res, err
+}

@@ -70,6 +70,11 @@
 //	GET  /v1/hint                       ref project -> {"text"}: the lesson to
 //	                                    remind of after the failed run ref
 //	                                    (the PostToolUse hook); 404 for none
+//	GET  /v1/lessons                    project session status limit -> the
+//	                                    failure lessons (memex lessons --json)
+//	POST /v1/distill                    {"project"} -> {"sessions","lessons",
+//	                                    "added","kept","removed","runs"}: memex
+//	                                    distill while memex serve owns the store
 //	POST /v1/forget                     {"refs":[...]} | {"session","project"} |
 //	                                    {"project"}, "dry_run" -> {"forgotten":N}
 //	                                    (with dry_run {"forgotten":0,"matched":N})

@@ -55,6 +55,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/procedures", s.handleProcedures)
 			r.Get("/hint", s.handleHint)
 			r.Get("/lessons", s.handleLessons)
+			r.Post("/distill", s.handleDistill)
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())

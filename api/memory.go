@@ -44,6 +44,13 @@ type LessonsRequest struct {
 	Limit   int    `json:"limit,omitempty"`
 }
 
+// DistillRequest asks to distil again, from the archive, the lessons and
+// procedures of every session (of Project only, when it is set): memex
+// distill.
+type DistillRequest struct {
+	Project string `json:"project,omitempty"`
+}
+
 // Memory answers the project-memory requests: what package memory
 // distilled from the archive. internal/service answers them over a store;
 // a Client asks its server. An empty project is the Memory's default (the
@@ -62,6 +69,9 @@ type Memory interface {
 	Hint(ctx context.Context, req HintRequest) (string, error)
 	// Lessons lists the failure lessons req selects (never nil).
 	Lessons(ctx context.Context, req LessonsRequest) ([]memory.LessonItem, error)
+	// Distill distils again the sessions req selects: it writes, so it
+	// needs the store's owner.
+	Distill(ctx context.Context, req DistillRequest) (memory.UpdateReport, error)
 }
 
 // handoffInput is memex_handoff's arguments.
@@ -170,6 +180,29 @@ func (s *Server) handleLessons(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	res, err := s.opts.Memory.Lessons(r.Context(), LessonsRequest{Project: q.Get("project"), Session: q.Get("session"),
 		Status: q.Get("status"), Limit: limit})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// handleDistill serves POST /v1/distill {"project"}.
+func (s *Server) handleDistill(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Memory == nil {
+		s.writeError(w, r, errUnavailable)
+		return
+	}
+	var req DistillRequest
+	if err := needJSON(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.opts.Memory.Distill(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

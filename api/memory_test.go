@@ -34,6 +34,10 @@ func (m *stubMemory) Lessons(ctx context.Context, req LessonsRequest) ([]memory.
 	return []memory.LessonItem{{ID: "L1", Status: req.Status, Session: req.Session}}, nil
 }
 
+func (m *stubMemory) Distill(ctx context.Context, req DistillRequest) (memory.UpdateReport, error) {
+	return memory.UpdateReport{Sessions: 1}, nil
+}
+
 func TestHandoffRoutes(t *testing.T) {
 	mem := &stubMemory{}
 	s, _ := newTestServer(t, "", Options{Memory: mem, Session: func() string { return "live" }})

@@ -10,7 +10,6 @@ import (
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
-	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -280,11 +279,11 @@ after a distillation was interrupted. Lessons that did not change are left as th
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			s, ix, err := a.openIndex(ctx)
+			m, err := a.writeMemory(ctx)
 			if err != nil {
 				return err
 			}
-			rep, err := service.DistillAll(ctx, s, ix, o.project)
+			rep, err := m.Distill(ctx, api.DistillRequest{Project: o.project})
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,19 @@ func workingProject(p string) string {
 // memory returns the Memory of this process: the running server's, or
 // the one over the home, opened read-only (shared).
 func (a *app) memory(ctx context.Context) (api.Memory, error) {
-	svc, err := a.service(ctx, home.Options{Shared: true})
+	return a.memoryOpened(ctx, home.Options{Shared: true})
+}
+
+// writeMemory is memory with the home, when there is no server, opened
+// for writing (memex distill).
+func (a *app) writeMemory(ctx context.Context) (api.Memory, error) {
+	return a.memoryOpened(ctx, home.Options{})
+}
+
+// memoryOpened is memory with the home, when there is no server, opened
+// as o says.
+func (a *app) memoryOpened(ctx context.Context, o home.Options) (api.Memory, error) {
+	svc, err := a.service(ctx, o)
 	if err != nil {
 		return nil, err
 	}

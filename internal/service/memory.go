@@ -9,6 +9,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/memory"
@@ -28,6 +29,9 @@ type Memory struct {
 	// CheckoutOf gives the checkout holding a directory; nil checks no
 	// files (and a stale request fails).
 	CheckoutOf func(dir string) *deref.Checkout
+	// Index is the index a Distill brings up to date; nil cannot
+	// distil.
+	Index func() (*index.Index, error)
 }
 
 var _ api.Memory = Memory{}
@@ -35,7 +39,7 @@ var _ api.Memory = Memory{}
 // NewMemory is the Memory over h's store, with o's Dir and CheckoutOf. It
 // is valid until h is closed.
 func NewMemory(h *home.Home, o Options) Memory {
-	return Memory{Store: h.Store, Dir: o.Dir, CheckoutOf: o.CheckoutOf}
+	return Memory{Store: h.Store, Dir: o.Dir, CheckoutOf: o.CheckoutOf, Index: h.Index}
 }
 
 // checkout is the checkout of dir, else of m.Dir; nil without either.
@@ -104,14 +108,31 @@ func (m Memory) Lessons(ctx context.Context, req api.LessonsRequest) ([]memory.L
 	return memory.ListLessons(ctx, m.Store, memory.LessonFilter{Project: req.Project, Session: req.Session, Status: req.Status, Limit: req.Limit})
 }
 
+func (m Memory) Distill(ctx context.Context, req api.DistillRequest) (memory.UpdateReport, error) {
+	if m.Index == nil {
+		return memory.UpdateReport{}, memex.Errorf(memex.ErrInvalid, "distill: no index to bring up to date")
+	}
+	ix, err := m.Index()
+	if err != nil {
+		return memory.UpdateReport{}, err
+	}
+	return DistillAll(ctx, m.Store, ix, req.Project)
+}
+
 // The Locked Service is a Memory too, opening the home (shared) for each
 // call.
 
 var _ api.Memory = Locked{}
 
 func withMemory[T any](ctx context.Context, l Locked, fn func(Memory) (T, error)) (T, error) {
+	return withMemoryMode(ctx, l, false, fn)
+}
+
+// withMemoryMode is withMemory with the home opened for writing when
+// write is set.
+func withMemoryMode[T any](ctx context.Context, l Locked, write bool, fn func(Memory) (T, error)) (T, error) {
 	var zero T
-	h, err := l.Open(ctx, false)
+	h, err := l.Open(ctx, write)
 	if err != nil {
 		return zero, err
 	}
@@ -143,6 +164,10 @@ func (l Locked) Hint(ctx context.Context, req api.HintRequest) (string, error) {
 
 func (l Locked) Lessons(ctx context.Context, req api.LessonsRequest) ([]memory.LessonItem, error) {
 	return withMemory(ctx, l, func(m Memory) ([]memory.LessonItem, error) { return m.Lessons(ctx, req) })
+}
+
+func (l Locked) Distill(ctx context.Context, req api.DistillRequest) (memory.UpdateReport, error) {
+	return withMemoryMode(ctx, l, true, func(m Memory) (memory.UpdateReport, error) { return m.Distill(ctx, req) })
 }
 
 // CheckoutOf is the checkout holding dir: its repository's root (else

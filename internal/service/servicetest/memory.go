@@ -24,8 +24,8 @@ type MemoryFactory func(t *testing.T) (api.Service, api.Memory)
 func CheckoutOf(dir string) *deref.Checkout { return deref.NewCheckout(dir, "p") }
 
 // RunMemory runs the memory tests of the suite: handoff, stale,
-// procedures, hints and lessons answer the same locally and served (memex
-// lessons could not be served at all).
+// procedures, hints, lessons and distill answer the same locally and
+// served (memex lessons and distill could not be served at all).
 func RunMemory(t *testing.T, new MemoryFactory) {
 	for _, tc := range []struct {
 		name string
@@ -38,6 +38,7 @@ func RunMemory(t *testing.T, new MemoryFactory) {
 		{"ProceduresOfAFamily", testProcedures},
 		{"LessonsAndHint", testLessonsAndHint},
 		{"LessonsNegativeLimitIsInvalid", testLessonsLimit},
+		{"DistillEverySession", testDistill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, m := new(t)
@@ -164,5 +165,24 @@ func testLessonsLimit(t *testing.T, s api.Service, m api.Memory) {
 	// first, in words of its own.
 	if got, want := memex.Sentence(err), "lessons: limit -1: want 0 (all) or more"; got != want {
 		t.Fatalf("lessons limit -1: %q, want %q", got, want)
+	}
+}
+
+func testDistill(t *testing.T, s api.Service, m api.Memory) {
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	runs(t, s, &at, "s1", "go test ./auth", 1, 0)
+	runs(t, s, &at, "s2", "go vet ./...", 0)
+	rep, err := m.Distill(ctx, api.DistillRequest{})
+	// The lesson of s1 was distilled when its runs were added: distilling
+	// again keeps it.
+	if err != nil || rep.Sessions != 2 || rep.Lessons != 1 || rep.Kept != 1 || rep.Added != 0 || len(rep.Removed) != 0 || rep.Runs != 3 {
+		t.Fatalf("distill: %+v, %v", rep, err)
+	}
+	if rep, err := m.Distill(ctx, api.DistillRequest{Project: "q"}); err != nil || rep.Sessions != 0 || rep.Lessons != 0 {
+		t.Fatalf("distill of project q: %+v, %v", rep, err)
+	}
+	if items, err := m.Lessons(ctx, api.LessonsRequest{Project: "p"}); err != nil || len(items) != 1 {
+		t.Fatalf("lessons after distill: %+v, %v", items, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -92,21 +91,14 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	// reach the terminal only), beside the entry it belongs to: a run
 	// killed before it archives, or refused by a busy store, is archived
 	// by the next memex process that writes (drainRun).
-	spool, err := home.NewRunOutput(a.home)
+	spool, err := home.StartRun(a.home)
 	if err != nil {
 		return err
 	}
-	spoolPath := spool.Name()
+	defer spool.Close() // what is not archived stays spooled
 	toSpool, spooled := service.PolicyWriter(spool, &e, !o.noRedact)
-	keep := false
-	defer func() {
-		spool.Close()
-		home.ReleaseRun(spoolPath)
-		if !keep {
-			home.Spooled{Path: strings.TrimSuffix(spoolPath, ".out") + ".json", Output: spoolPath}.Done()
-		}
-	}()
-	if err := home.SpoolRun(spoolPath, home.SpoolItem{Entry: &e, PID: os.Getpid()}); err != nil {
+	if err := spool.Save(&e); err != nil {
+		spool.Done()
 		return err
 	}
 
@@ -114,12 +106,14 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	cmd.Stdin = a.stdin
 	pr, pw, err := os.Pipe()
 	if err != nil {
+		spool.Done()
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		spool.Done()
 		fmt.Fprintf(a.stderr, "memex: run: %v\n", err)
 		return &exitStatus{code: 127}
 	}
@@ -142,15 +136,10 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	}
 	e.Exit = memex.IntPtr(code)
 	if copyErr != nil {
-		keep = true
-		return fmt.Errorf("run: spool output to %s: %w", spoolPath, copyErr)
+		return fmt.Errorf("run: spool output to %s: %w", spool.Path(), copyErr)
 	}
-	if err := home.SpoolRun(spoolPath, home.SpoolItem{Entry: &e, PID: os.Getpid()}); err != nil {
-		keep = true
-		return err
-	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		keep = true
+	body, err := spool.Finish(&e)
+	if err != nil {
 		return err
 	}
 
@@ -162,16 +151,16 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	var svc api.Service
 	if svc, err = a.service(actx, home.Options{}); err == nil {
 		var got memex.Entry
-		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: spool, NoRedact: true}); err == nil {
+		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: body, NoRedact: true}); err == nil {
 			got.Redacted = e.Redacted
 			e = got
 		}
 	}
 	if err != nil {
-		keep = true
-		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", spoolPath, userMessage(err))
+		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", spool.Path(), userMessage(err))
 		return &exitStatus{code: code}
 	}
+	spool.Done()
 	a.noteReplaced(e.Redacted)
 	if o.json {
 		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),

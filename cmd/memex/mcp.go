@@ -2,13 +2,9 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"os"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -42,27 +38,13 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 	}
 }
 
-// toolServer is an api.Server over the store opened per call.
+// toolServer is an api.Server over the store opened per call, so that a
+// long-lived MCP server never holds the store; a call waits up to
+// lockTimeout() for the lock, and while a server runs is memex.ErrBusy.
 func (a *app) toolServer() (*api.Server, error) {
-	l := a.lockedService()
+	l := service.LockedHome(a.home, lockTimeout(), "memex mcp", a.serviceOptions())
 	return api.New(api.Options{Service: l, Memory: l, Session: liveSession, Agent: liveAgent(),
 		Checkout: checkoutAt, Version: version, Logger: a.log})
-}
-
-// lockedService is the Service (and Memory) that opens the home for each
-// call and releases it before returning, so that a long-lived MCP server
-// never holds the store; it waits up to lockTimeout() for the lock. While
-// a server runs, a call is memex.ErrBusy.
-func (a *app) lockedService() service.Locked {
-	wait := lockTimeout()
-	open := func(ctx context.Context, write bool) (*home.Home, error) {
-		if addr, _, ok := a.runningServer(ctx); ok {
-			return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of memex mcp: %w",
-				addr, addr, memex.ErrBusy)
-		}
-		return home.Open(ctx, a.home, home.Options{Shared: !write, Wait: wait, Logger: a.log, Purpose: "memex mcp"})
-	}
-	return service.Locked{Open: open, Options: a.serviceOptions()}
 }
 
 // liveSession is the agent session memex runs in, from the host's

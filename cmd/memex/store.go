@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -59,15 +58,7 @@ func (a *app) serviceOptions() service.Options {
 // runningServer returns the server named in serve.addr when it answers
 // /healthz; a stale file (a server that was killed) is ignored.
 func (a *app) runningServer(ctx context.Context) (string, *api.Client, bool) {
-	srv, ok := home.ReadServer(a.home)
-	if !ok {
-		return "", nil, false
-	}
-	c := &api.Client{Base: "http://" + srv.Addr, Token: srv.Token, Key: srv.Key}
-	if !c.Healthy(ctx, 2*time.Second) {
-		return "", nil, false
-	}
-	return srv.Addr, c, true
+	return service.Running(ctx, a.home)
 }
 
 // purpose names the command being run, for the lock's holder note.

@@ -1,0 +1,45 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
+)
+
+// HealthWait bounds how long Running waits for a server's /healthz.
+const HealthWait = 2 * time.Second
+
+// Running returns the address and the Client of the memex serve named in
+// dir's serve.addr when it answers /healthz; a stale file (a server that
+// was killed) is ignored.
+func Running(ctx context.Context, dir string) (string, *api.Client, bool) {
+	srv, ok := home.ReadServer(dir)
+	if !ok {
+		return "", nil, false
+	}
+	c := &api.Client{Base: "http://" + srv.Addr, Token: srv.Token, Key: srv.Key}
+	if !c.Healthy(ctx, HealthWait) {
+		return "", nil, false
+	}
+	return srv.Addr, c, true
+}
+
+// LockedHome is the Locked Service (and Memory) over the home at dir,
+// with o: each call opens the home (shared unless it writes), waiting up
+// to wait for its lock, which names purpose (the command: "memex mcp") as
+// its holder. While a server runs, the server owns the store and a call
+// is memex.ErrBusy, saying to talk to the server instead.
+func LockedHome(dir string, wait time.Duration, purpose string, o Options) Locked {
+	open := func(ctx context.Context, write bool) (*home.Home, error) {
+		if addr, _, ok := Running(ctx, dir); ok {
+			return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of %s: %w",
+				addr, addr, purpose, memex.ErrBusy)
+		}
+		return home.Open(ctx, dir, home.Options{Shared: !write, Wait: wait, Logger: o.Logger, Purpose: purpose})
+	}
+	return Locked{Open: open, Options: o}
+}

@@ -1,0 +1,60 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
+)
+
+// LockedHome holds the store only for a call; once a server is running
+// (serve.addr names one that answers), the server owns the store and a
+// call is busy, naming the server.
+func TestLockedHome(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	l := service.LockedHome(dir, time.Second, "memex mcp", service.Options{})
+	e, err := l.Add(ctx, api.AddRequest{Entry: memex.Entry{Project: "p", Session: "s", Agent: "cli", Kind: memex.KindNote}, Body: strings.NewReader("a note\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between calls the lock is free: another writer takes it at once.
+	h, err := home.Open(ctx, dir, home.Options{})
+	if err != nil {
+		t.Fatalf("open between calls: %v", err)
+	}
+	h.Close()
+	if got, err := l.Entry(ctx, e.ID.String(), ""); err != nil || got.ID != e.ID {
+		t.Fatalf("entry: %+v, %v", got, err)
+	}
+	if _, _, ok := service.Running(ctx, dir); ok {
+		t.Fatal("a server runs in a home without serve.addr")
+	}
+
+	sh := open(t, t.TempDir(), true)
+	t.Cleanup(func() { sh.Close() })
+	srv, err := api.New(api.Options{Service: service.New(sh, service.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	if err := home.WriteServer(dir, addr, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, c, ok := service.Running(ctx, dir); !ok || got != addr || c.Base != ts.URL {
+		t.Fatalf("Running = %q, %+v, %v; want %s", got, c, ok, addr)
+	}
+	_, err = l.Entry(ctx, e.ID.String(), "")
+	if !errors.Is(err, memex.ErrBusy) || !strings.Contains(err.Error(), "http://"+addr+"/mcp instead of memex mcp") {
+		t.Fatalf("a call while a server runs: %v", err)
+	}
+}

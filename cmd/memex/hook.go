@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hook"
-	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -69,10 +67,4 @@ func envOff(name string) bool {
 		return true
 	}
 	return false
-}
-
-// drainSpool archives what hooks and runs spooled while the store was
-// taken (service.DrainSpool).
-func (a *app) drainSpool(ctx context.Context, h *home.Home) error {
-	return service.DrainSpool(ctx, h, a.serviceOptions())
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
-	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -93,24 +93,8 @@ func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := h.Index()
-	if err != nil {
-		return nil, nil, err
-	}
-	s := h.Store
-	st, err := catchup.CatchUp(ctx, s, ix)
-	if err != nil {
-		return nil, nil, err
-	}
-	switch {
-	case st.Resumed:
-		a.log.Warn("index: finished the rebuild that an interrupted memex reindex left undone", "indexed", st.Indexed)
-	case st.Rebuilt && ix.Recovered() == nil: // a damaged index said so as it was dropped
-		a.log.Warn("index: it held no entry of the archive; rebuilt from the archive", "indexed", st.Indexed)
-	case st.Indexed > 0:
-		a.log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
-	}
-	return s, ix, nil
+	ix, err := service.CaughtUp(ctx, h, a.log)
+	return h.Store, ix, err
 }
 
 func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {

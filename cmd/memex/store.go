@@ -69,16 +69,6 @@ func (a *app) purpose() string {
 	return a.running.CommandPath()
 }
 
-// store opens the archive under the home directory for writing, once per
-// process, holding the lock exclusively; a home without a store gets one.
-func (a *app) store(ctx context.Context) (*archive.Store, error) {
-	h, err := a.open(ctx, home.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return h.Store, nil
-}
-
 // readStore opens the archive for reading: a shared lock (readers do not
 // wait for each other) and a read-only open, which writes nothing. A home
 // without a store is home.ErrNoStore: a mistyped --home or MEMEX_HOME is
@@ -123,7 +113,7 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 	if !o.Shared {
 		// What hooks and runs spooled while the store was taken is
 		// archived by the next process that holds it.
-		if err := a.drainSpool(ctx, h); err != nil {
+		if err := service.DrainSpool(ctx, h, a.serviceOptions()); err != nil {
 			a.log.Warn("spool", "err", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 )
@@ -56,5 +57,25 @@ func TestLockedHome(t *testing.T) {
 	_, err = l.Entry(ctx, e.ID.String(), "")
 	if !errors.Is(err, memex.ErrBusy) || !strings.Contains(err.Error(), "http://"+addr+"/mcp instead of memex mcp") {
 		t.Fatalf("a call while a server runs: %v", err)
+	}
+}
+
+// CaughtUp indexes what the archive holds and the index does not yet: an
+// entry added to the store alone is found.
+func TestCaughtUp(t *testing.T) {
+	ctx := context.Background()
+	h := open(t, t.TempDir(), true)
+	t.Cleanup(func() { h.Close() })
+	e, err := h.Store.Add(ctx, memex.Entry{Project: "p", Session: "s", Agent: "cli", Kind: memex.KindNote}, strings.NewReader("zanzibar quokka\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := service.CaughtUp(ctx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(ctx, index.Query{Text: "quokka", Limit: 5})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != e.ID {
+		t.Fatalf("search after CaughtUp: %+v, %v", res, err)
 	}
 }

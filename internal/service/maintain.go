@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -232,4 +233,31 @@ func reindexStore(ctx context.Context, s *archive.Store, ix *index.Index, progre
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	st, err := catchup.Reindex(ctx, s, ix, progress)
 	return api.ReindexResult{Indexed: st.Indexed, NoContent: st.NoContent}, err
+}
+
+// CaughtUp is the index of h brought up to date with the archive (so that
+// an entry is searchable as soon as its add returned), for a command that
+// reads the index itself (memex eval); what the catch-up had to repair
+// is logged.
+func CaughtUp(ctx context.Context, h *home.Home, log *slog.Logger) (*index.Index, error) {
+	ix, err := h.Index()
+	if err != nil {
+		return nil, err
+	}
+	st, err := catchup.CatchUp(ctx, h.Store, ix)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		return ix, nil
+	}
+	switch {
+	case st.Resumed:
+		log.Warn("index: finished the rebuild that an interrupted memex reindex left undone", "indexed", st.Indexed)
+	case st.Rebuilt && ix.Recovered() == nil: // a damaged index said so as it was dropped
+		log.Warn("index: it held no entry of the archive; rebuilt from the archive", "indexed", st.Indexed)
+	case st.Indexed > 0:
+		log.Debug("index caught up", "indexed", st.Indexed, "deleted", st.Deleted)
+	}
+	return ix, nil
 }

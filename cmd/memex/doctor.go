@@ -12,21 +12,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// doctorProblem is one thing memex doctor found wrong, with its fix.
-type doctorProblem = hosts.Problem
-
-// doctorHost is what memex doctor found of one host's installation.
-type doctorHost = hosts.Health
-
-type doctorReport struct {
-	Version  string               `json:"version"`
-	Home     string               `json:"home"`
-	OK       bool                 `json:"ok"`
-	Hosts    []doctorHost         `json:"hosts"`
-	Server   service.ServerHealth `json:"server"`
-	Store    service.StoreHealth  `json:"store"`
-	Problems []doctorProblem      `json:"problems"`
-}
+// doctorReport is what memex doctor found (service.Doctor).
+type doctorReport = service.DoctorReport
 
 func (a *app) doctorCommand() *cobra.Command {
 	var asJSON bool
@@ -67,18 +54,10 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 }
 
 func (a *app) doctor(ctx context.Context) doctorReport {
-	rep := doctorReport{Version: version, Home: a.home, Hosts: []doctorHost{}, Problems: []doctorProblem{}}
 	def, _ := home.Default() // "" when there is no home directory
-	found, problems := hosts.Check(ctx, hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def})
-	rep.Hosts = append(rep.Hosts, found...)
-	rep.Problems = append(rep.Problems, problems...)
 	_, c, _ := a.runningServer(ctx)
-	rep.Server, problems = service.CheckServer(ctx, a.home, c)
-	rep.Problems = append(rep.Problems, problems...)
-	rep.Store, problems = service.CheckStore(ctx, a.home, c, userMessage)
-	rep.Problems = append(rep.Problems, problems...)
-	rep.OK = len(rep.Problems) == 0
-	return rep
+	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: userMessage,
+		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})
 }
 
 func printDoctor(a *app, rep doctorReport) {

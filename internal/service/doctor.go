@@ -19,6 +19,43 @@ import (
 // What memex doctor finds of a home's server and store, beside what
 // hosts.Check finds of the hosts memex is installed in.
 
+// DoctorReport is what memex doctor prints (--json as it is).
+type DoctorReport struct {
+	Version  string          `json:"version"`
+	Home     string          `json:"home"`
+	OK       bool            `json:"ok"`
+	Hosts    []hosts.Health  `json:"hosts"`
+	Server   ServerHealth    `json:"server"`
+	Store    StoreHealth     `json:"store"`
+	Problems []hosts.Problem `json:"problems"`
+}
+
+// DoctorOptions are what Doctor checks: the hosts as hosts.CheckOptions
+// says (its Home is the home checked), the server c (its Client when one
+// answers, else nil), and Message, which words an error for a person.
+type DoctorOptions struct {
+	Version string
+	Hosts   hosts.CheckOptions
+	Client  *api.Client
+	Message func(error) string
+}
+
+// Doctor checks the hosts memex is installed in, the home's server and its
+// store; the report is OK when no problem was found.
+func Doctor(ctx context.Context, o DoctorOptions) DoctorReport {
+	dir := o.Hosts.Home
+	rep := DoctorReport{Version: o.Version, Home: dir, Hosts: []hosts.Health{}, Problems: []hosts.Problem{}}
+	found, problems := hosts.Check(ctx, o.Hosts)
+	rep.Hosts = append(rep.Hosts, found...)
+	rep.Problems = append(rep.Problems, problems...)
+	rep.Server, problems = CheckServer(ctx, dir, o.Client)
+	rep.Problems = append(rep.Problems, problems...)
+	rep.Store, problems = CheckStore(ctx, dir, o.Client, o.Message)
+	rep.Problems = append(rep.Problems, problems...)
+	rep.OK = len(rep.Problems) == 0
+	return rep
+}
+
 // ServerHealth is what the server a home names (serve.addr) does.
 type ServerHealth struct {
 	Running   bool   `json:"running"` // serve.addr names a server

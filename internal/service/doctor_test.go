@@ -9,6 +9,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 )
 
@@ -70,5 +71,24 @@ func TestCheckServerThatDoesNotAnswer(t *testing.T) {
 	sh, problems := service.CheckServer(context.Background(), dir, nil)
 	if !sh.Running || sh.Answering || len(problems) != 1 || !strings.Contains(problems[0].Fix, "memex serve") {
 		t.Fatalf("stale serve.addr: %+v %v", sh, problems)
+	}
+}
+
+// Doctor gathers hosts, server and store into one report, OK only
+// without a problem.
+func TestDoctor(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := service.DoctorOptions{Version: "v1", Hosts: hosts.CheckOptions{Home: dir}, Message: func(err error) string { return err.Error() }}
+	rep := service.Doctor(ctx, o)
+	if !rep.OK || rep.Version != "v1" || rep.Home != dir || rep.Hosts == nil || len(rep.Problems) != 0 || rep.Server.Running || rep.Store.Exists {
+		t.Fatalf("empty home: %+v", rep)
+	}
+	if err := home.WriteServer(dir, "127.0.0.1:9", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	rep = service.Doctor(ctx, o) // no Client: the server does not answer
+	if rep.OK || !rep.Server.Running || rep.Server.Answering || len(rep.Problems) != 1 || rep.Problems[0].Where != "server" {
+		t.Fatalf("a server that does not answer: %+v", rep)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -103,9 +104,10 @@ func (a *app) addCompletions(root *cobra.Command) {
 	}
 }
 
-// sessionNames lists the store's session names for completion: from the
-// running server, or the store opened for reading; nothing when neither
-// answers at once (a completion must not wait for a lock).
+// sessionNames lists the store's session names for completion, from the
+// Service: the running server's, or the one over the store opened for
+// reading; nothing when neither answers at once (a completion must not
+// wait for a lock).
 func (a *app) sessionNames() []string {
 	if a.log == nil {
 		if err := a.setup(); err != nil {
@@ -114,22 +116,19 @@ func (a *app) sessionNames() []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	seen := map[string]bool{}
-	if _, r, ok := a.runningServer(ctx); ok {
-		var res struct {
-			Sessions []api.SessionInfo `json:"sessions"`
-		}
-		if r.GetJSON(ctx, "/v1/sessions", nil, &res) == nil {
-			for _, s := range res.Sessions {
-				seen[s.Session] = true
-			}
-		}
+	var svc api.Service
+	if _, c, ok := a.runningServer(ctx); ok {
+		svc = c
 	} else if h, err := home.Open(ctx, a.home, home.Options{Shared: true, Wait: -1}); err == nil {
-		list, _ := h.Store.Sessions(ctx)
-		h.Close()
-		for _, s := range list {
-			seen[s.Session] = true
-		}
+		defer h.Close()
+		svc = service.New(h, service.Options{})
+	} else {
+		return nil
+	}
+	list, _ := svc.Sessions(ctx, api.SessionFilter{})
+	seen := map[string]bool{}
+	for _, s := range list {
+		seen[s.Session] = true
 	}
 	out := make([]string, 0, len(seen))
 	for s := range seen {

@@ -35,3 +35,30 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// Session names complete from the store, and from the server while one
+// owns it, alike.
+func TestCompleteSessionNames(t *testing.T) {
+	home := t.TempDir()
+	for _, s := range []string{"fix-auth", "team/feature"} {
+		if r := run(t, home, []byte("a note\n"), "add", "--project", "p", "--session", s, "-"); r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	const want = "fix-auth\nteam/feature\n:4\n"
+	complete := func() string {
+		t.Helper()
+		r := run(t, home, nil, "__complete", "replay", "")
+		if r.code != 0 {
+			t.Fatalf("__complete: %+v", r)
+		}
+		return r.stdout
+	}
+	if got := complete(); got != want {
+		t.Fatalf("from the store: %q, want %q", got, want)
+	}
+	startServe(t, home)
+	if got := complete(); got != want {
+		t.Fatalf("from the server: %q, want %q", got, want)
+	}
+}

@@ -148,7 +148,7 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errUnavailable)
 		return
 	}
-	limit, err := intParam(r, "limit", 0)
+	limit, err := signedParam(r, "limit", 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -72,6 +72,9 @@ func (m Memory) Handoff(ctx context.Context, req api.HandoffRequest) (memory.Cap
 }
 
 func (m Memory) Stale(ctx context.Context, req api.StaleRequest) (memory.StaleResult, error) {
+	if req.Limit < 0 {
+		return memory.StaleResult{}, memex.Errorf(memex.ErrInvalid, "stale: limit %d: want 0 (all) or more", req.Limit)
+	}
 	co := m.checkout(req.Checkout)
 	if co == nil {
 		return memory.StaleResult{}, fmt.Errorf("stale: no working directory to check against: %w", memex.ErrInvalid)

@@ -35,6 +35,7 @@ func RunMemory(t *testing.T, new MemoryFactory) {
 		{"HandoffProjectOfTheCheckout", testHandoffCheckout},
 		{"HandoffUnknownIsNotFound", testHandoffUnknown},
 		{"StaleAgainstTheNamedCheckout", testStale},
+		{"StaleNegativeLimitIsInvalid", testStaleLimit},
 		{"ProceduresOfAFamily", testProcedures},
 		{"LessonsAndHint", testLessonsAndHint},
 		{"LessonsNegativeLimitIsInvalid", testLessonsLimit},
@@ -165,6 +166,16 @@ func testLessonsLimit(t *testing.T, s api.Service, m api.Memory) {
 	// first, in words of its own.
 	if got, want := memex.Sentence(err), "lessons: limit -1: want 0 (all) or more"; got != want {
 		t.Fatalf("lessons limit -1: %q, want %q", got, want)
+	}
+}
+
+func testStaleLimit(t *testing.T, s api.Service, m api.Memory) {
+	_, err := m.Stale(context.Background(), api.StaleRequest{Limit: -1, Checkout: t.TempDir()})
+	wantKind(t, err, memex.ErrInvalid, "limit")
+	// The Service judges the limit; the server once refused it first, in
+	// words of its own, and the Service did not check it at all.
+	if got, want := memex.Sentence(err), "stale: limit -1: want 0 (all) or more"; got != want {
+		t.Fatalf("stale limit -1: %q, want %q", got, want)
 	}
 }
 

@@ -41,7 +41,7 @@ type sessionData struct {
 var errStop = errors.New("stop")
 
 func newStep(n int, e memex.Entry) step {
-	return step{N: n, E: e, Summary: e.DisplaySummary(), Failed: deref.Failed(e), Compaction: isCompaction(e)}
+	return step{N: n, E: e, Summary: e.DisplaySummary(), Failed: deref.Failed(e), Compaction: e.IsCompaction()}
 }
 
 // handleSession replays a session a page of steps at a time. With

@@ -50,16 +50,6 @@ func (c *statsCache) put(k SessionKey, s sessionStats) {
 	c.m[k] = s
 }
 
-// isCompaction reports whether e marks a point where the agent's context
-// was compacted (as memex sessions and memex replay count them).
-func isCompaction(e memex.Entry) bool {
-	switch e.Attrs["event"] {
-	case "compact_boundary", "compacted", "compaction":
-		return true
-	}
-	return false
-}
-
 // sessionStatsOf reads the entries of k's session for its figures, or
 // takes them from the cache.
 func (v *Viewer) sessionStatsOf(ctx context.Context, k SessionKey) (sessionStats, error) {
@@ -83,7 +73,7 @@ func (st *sessionStats) add(e memex.Entry) {
 	if deref.Failed(e) {
 		st.Failures++
 	}
-	if isCompaction(e) {
+	if e.IsCompaction() {
 		st.Compactions++
 	}
 }

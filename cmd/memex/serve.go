@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/api/web"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/serve"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
@@ -75,22 +74,6 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	c.Flags().StringSliceVar(&o.evalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
 	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
 	return c
-}
-
-// serveToken returns the bearer token the server requires ("" for none)
-// and the file it came from.
-func (a *app) serveToken(o serveOptions) (string, string, error) {
-	if o.tokenFile == "" && api.IsLoopback(o.addr) {
-		return "", "", nil
-	}
-	tok, path, created, err := home.Token(a.home, o.tokenFile)
-	if err != nil {
-		return "", "", fmt.Errorf("serve: refusing to serve %s without a token: %w", o.addr, err)
-	}
-	if created {
-		fmt.Fprintf(a.stderr, "memex: created a bearer token in %s\n", path)
-	}
-	return tok, path, nil
 }
 
 // checkAddr checks --addr before serve creates anything: a value that is
@@ -163,67 +146,11 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	s := h.Store
-	if _, err := h.Index(); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	// The token is read, or created, only once the address is known to
-	// serve: a server that cannot listen leaves no token file behind.
-	token, tokenPath, err := a.serveToken(o)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	key, err := home.NewKey()
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	viewer, err := web.New(web.Options{Store: s, Catalog: sessionKeys{s}, Index: service.Searcher{Store: s, Index: h.Index},
-		Evals: evalRuns(append([]string{evalDir(a.home)}, o.evalDirs...)), Checkout: workingCheckout,
-		Version: version, Logger: a.log})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	svc := service.New(h, a.serviceOptions())
-	srv, err := api.New(api.Options{
-		Service: svc, Viewer: viewer,
-		Memory: service.NewMemory(h, a.serviceOptions()), Checkout: checkoutAt,
-		Token: token, Version: version, Logger: a.log, Agent: "mcp",
-		Hosts: api.HostsOf(o.addr, o.allowHosts), IngestRoots: service.IngestRoots(o.ingestRoots), Key: key,
-		// An add through the server takes what a local add takes: the
-		// archive's free-space reserve is the bound.
-		MaxBody: -1,
+	return serve.Run(ctx, h, serve.Options{
+		Addr: o.addr, TokenFile: o.tokenFile, AllowHosts: o.allowHosts, IngestRoots: o.ingestRoots,
+		EvalDirs: append([]string{evalDir(a.home)}, o.evalDirs...),
+		Formats:  formats, Every: o.ingestEvery,
+		Service: a.serviceOptions(), Checkout: checkoutAt,
+		Version: version, Logger: a.log, Stderr: a.stderr,
 	})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	addr := api.DialAddr(ln.Addr())
-	if err := home.WriteServer(a.home, addr, tokenPath, key); err != nil {
-		ln.Close()
-		return err
-	}
-	defer home.RemoveServer(a.home, addr)
-
-	// The background work outlives ctx until Serve has stopped: an import
-	// or a drain under way is not cut by the signal that stops serving.
-	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	go func() {
-		done <- service.Background(bctx, h, svc, service.BackgroundOptions{Formats: formats, Every: o.ingestEvery,
-			Options: a.serviceOptions(), Logger: a.log})
-	}()
-	fmt.Fprintf(a.stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp, viewer /)\n", a.home, addr)
-	err = srv.Serve(ctx, ln)
-	stop()
-	if berr := <-done; err == nil {
-		err = berr
-	}
-	return err
 }

@@ -146,32 +146,6 @@ func TestServeWithToken(t *testing.T) {
 	}
 }
 
-func TestServeToken(t *testing.T) {
-	a := &app{home: t.TempDir(), stderr: io.Discard}
-	if tok, _, err := a.serveToken(serveOptions{addr: "127.0.0.1:7077"}); err != nil || tok != "" {
-		t.Fatalf("loopback: %q %v", tok, err)
-	}
-	tok, path, err := a.serveToken(serveOptions{addr: "0.0.0.0:7077"})
-	if err != nil || len(tok) != 64 {
-		t.Fatalf("generated token: %q %v", tok, err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file mode: %v %v", fi.Mode(), err)
-	}
-	if again, _, _ := a.serveToken(serveOptions{addr: "0.0.0.0:7077"}); again != tok {
-		t.Fatalf("token changed on second use")
-	}
-	bad := filepath.Join(t.TempDir(), "short")
-	os.WriteFile(bad, []byte("x\n"), 0o600)
-	if _, _, err := a.serveToken(serveOptions{addr: "0.0.0.0:7077", tokenFile: bad}); !errors.Is(err, memex.ErrInvalid) {
-		t.Fatalf("short token: %v", err)
-	}
-	if _, _, err := a.serveToken(serveOptions{addr: "10.0.0.1:7077", tokenFile: filepath.Join(t.TempDir(), "missing")}); err == nil {
-		t.Fatal("missing token file: no error")
-	}
-}
-
 // TestServeIngestsInBackground: serve --ingest imports the host's
 // transcripts from their default location.
 func TestServeIngestsInBackground(t *testing.T) {

@@ -48,6 +48,8 @@ var allowed = map[string][]string{
 	"internal/catchup":  {"", "archive", "index", "summarize"},
 	"internal/hosts":    {"", "ingest"},
 	"internal/home":     {"", "archive", "index"},
+	// The process memex serve runs: listener, token, key, viewer and API over a home.
+	"internal/serve": {"", "api", "api/web", "archive", "deref", "eval", "ingest", "internal/home", "internal/service"},
 	// The Services over a home: Local, per-call locking, the write policy.
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
 	"internal/render":              {"", "api", "summarize"},

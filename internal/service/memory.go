@@ -134,19 +134,7 @@ func withMemory[T any](ctx context.Context, l Locked, fn func(Memory) (T, error)
 // withMemoryMode is withMemory with the home opened for writing when
 // write is set.
 func withMemoryMode[T any](ctx context.Context, l Locked, write bool, fn func(Memory) (T, error)) (T, error) {
-	var zero T
-	h, err := l.Open(ctx, write)
-	if err != nil {
-		return zero, err
-	}
-	v, err := fn(NewMemory(h, l.Options))
-	if cerr := h.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return zero, err
-	}
-	return v, nil
+	return onHome(ctx, l, write, func(h *home.Home) (T, error) { return fn(NewMemory(h, l.Options)) })
 }
 
 func (l Locked) Handoff(ctx context.Context, req api.HandoffRequest) (memory.Capsule, error) {

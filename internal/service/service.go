@@ -227,12 +227,19 @@ var _ api.Service = Locked{}
 
 // with runs fn on the Service over the home opened for this call.
 func with[T any](ctx context.Context, l Locked, write bool, fn func(api.Service) (T, error)) (T, error) {
+	return onHome(ctx, l, write, func(h *home.Home) (T, error) { return fn(New(h, l.Options)) })
+}
+
+// onHome opens the home for one call (for writing when write is set),
+// runs fn on it and closes it; a failed Close is the call's error when
+// fn succeeded.
+func onHome[T any](ctx context.Context, l Locked, write bool, fn func(*home.Home) (T, error)) (T, error) {
 	var zero T
 	h, err := l.Open(ctx, write)
 	if err != nil {
 		return zero, err
 	}
-	v, err := fn(New(h, l.Options))
+	v, err := fn(h)
 	if cerr := h.Close(); err == nil {
 		err = cerr
 	}

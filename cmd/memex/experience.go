@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -118,20 +115,15 @@ func (a *app) exportSkillsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data := memory.Skill(res)
 			if o.stdout {
-				_, err := a.stdout.Write(data)
+				_, err := a.stdout.Write(memory.Skill(res))
 				return err
 			}
-			dir := o.dir
-			if dir == "" {
-				root, err := repoRoot()
-				if err != nil {
-					return err
-				}
-				dir = filepath.Join(root, ".claude", "skills")
+			path, err := service.SkillFile(o.dir)
+			if err != nil {
+				return err
 			}
-			return a.writeExport(filepath.Join(dir, memory.SkillName, "SKILL.md"), func([]byte) []byte { return data })
+			return a.saidExport(path)(service.ExportSkill(path, res))
 		},
 	}
 	f := c.Flags()
@@ -154,23 +146,19 @@ func (a *app) exportAgentsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			file := o.file
-			if file == "" {
-				root, err := repoRoot()
+			file, err := service.AgentsFile(o.file)
+			if err != nil {
+				return err
+			}
+			if o.stdout {
+				data, err := service.AgentsMDOf(file, res)
 				if err != nil {
 					return err
 				}
-				file = filepath.Join(root, "AGENTS.md")
-			}
-			if o.stdout {
-				old, err := os.ReadFile(file)
-				if err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-				_, err = a.stdout.Write(memory.AgentsMD(old, res))
+				_, err = a.stdout.Write(data)
 				return err
 			}
-			return a.writeExport(file, func(old []byte) []byte { return memory.AgentsMD(old, res) })
+			return a.saidExport(file)(service.ExportAgentsMD(file, res))
 		},
 	}
 	f := c.Flags()
@@ -180,32 +168,19 @@ func (a *app) exportAgentsCommand() *cobra.Command {
 	return c
 }
 
-// repoRoot is the repository holding the current directory, else the
-// directory.
-func repoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
+// saidExport says whether an export changed the file at path.
+func (a *app) saidExport(path string) func(wrote bool, err error) error {
+	return func(wrote bool, err error) error {
+		if err != nil {
+			return err
+		}
+		if wrote {
+			fmt.Fprintf(a.stdout, "wrote %s\n", path)
+		} else {
+			fmt.Fprintf(a.stdout, "%s unchanged\n", path)
+		}
+		return nil
 	}
-	if root := ingest.RepoRoot(wd); root != "" {
-		return root, nil
-	}
-	return wd, nil
-}
-
-// writeExport writes the export (memory.WriteExport) and says whether it
-// changed the file.
-func (a *app) writeExport(path string, render func(old []byte) []byte) error {
-	wrote, err := memory.WriteExport(path, render)
-	if err != nil {
-		return err
-	}
-	if wrote {
-		fmt.Fprintf(a.stdout, "wrote %s\n", path)
-	} else {
-		fmt.Fprintf(a.stdout, "%s unchanged\n", path)
-	}
-	return nil
 }
 
 type lessonsOptions struct {

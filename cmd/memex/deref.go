@@ -7,6 +7,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +78,7 @@ the budget.`,
 			}
 			req := api.DerefRequest{Refs: args, Budget: o.budget, Query: o.query, Project: o.project, Base64: o.base64}
 			if !o.noCheck {
-				req.Checkout = checkoutRoot()
+				req.Checkout = service.WorkingRoot()
 			}
 			res, err := svc.Deref(c.Context(), req)
 			if err != nil {
@@ -144,7 +145,7 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 			}
 			req := api.ContextRequest{Session: o.session, Project: o.project, Budget: o.budget, Before: o.before}
 			if !o.noCheck {
-				req.Checkout = checkoutRoot()
+				req.Checkout = service.WorkingRoot()
 			}
 			if req.Session == "" && req.Project == "" {
 				if req.Session = liveSession(); req.Session == "" {

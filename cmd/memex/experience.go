@@ -74,7 +74,7 @@ func (a *app) procedures(ctx context.Context, project, family string) (memory.Pr
 	if err != nil {
 		return memory.ProceduresResult{}, err
 	}
-	return m.Procedures(ctx, api.ProceduresRequest{Project: workingProject(project), Family: family})
+	return m.Procedures(ctx, api.ProceduresRequest{Project: service.WorkingProject(project), Family: family})
 }
 
 type exportOptions struct {
@@ -210,7 +210,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 			if err != nil {
 				return err
 			}
-			items, err := m.Lessons(ctx, api.LessonsRequest{Project: workingProject(o.project), Session: o.session, Status: o.status, Limit: o.limit})
+			items, err := m.Lessons(ctx, api.LessonsRequest{Project: service.WorkingProject(o.project), Session: o.session, Status: o.status, Limit: o.limit})
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
@@ -14,42 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// workingCheckout is the checkout of the current directory: its root
-// (the repository's, else the directory) and its project. Evidence of
-// that project is checked against it; nil when there is no directory.
-func workingCheckout() *deref.Checkout {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil
-	}
-	return service.CheckoutOf(wd)
-}
-
-// checkoutAt is api.Options.Checkout: the checkout holding dir, the
-// current directory's for "".
-func checkoutAt(dir string) *deref.Checkout {
-	if dir == "" {
-		return workingCheckout()
-	}
-	return service.CheckoutOf(dir)
-}
-
-// checkoutRoot is the root of the current directory's checkout, which a
-// request names as the client's; "" when there is no current directory.
-func checkoutRoot() string {
-	if co := workingCheckout(); co != nil {
-		return co.Root
-	}
-	return ""
-}
-
-// workingProject is p, else the current directory's project.
-func workingProject(p string) string {
-	if co := workingCheckout(); p == "" && co != nil {
-		return co.Project
-	}
-	return p
-}
+// checkoutAt is api.Options.Checkout (service.CheckoutAt).
+var checkoutAt = service.CheckoutAt
 
 // memory returns the Memory of this process: the running server's, or
 // the one over the home, opened read-only (shared).
@@ -115,7 +80,7 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if err != nil {
 				return err
 			}
-			capsule, err := m.Handoff(ctx, api.HandoffRequest{Project: o.project, Budget: o.budget, Checkout: checkoutRoot()})
+			capsule, err := m.Handoff(ctx, api.HandoffRequest{Project: o.project, Budget: o.budget, Checkout: service.WorkingRoot()})
 			if err != nil {
 				return err
 			}
@@ -155,7 +120,7 @@ The checkout is the current directory's repository; its project is the default.
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			root := checkoutRoot()
+			root := service.WorkingRoot()
 			if root == "" {
 				return fmt.Errorf("stale: no current directory to check against")
 			}

@@ -44,7 +44,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 func (a *app) toolServer() (*api.Server, error) {
 	l := service.LockedHome(a.home, lockTimeout(), "memex mcp", a.serviceOptions())
 	return api.New(api.Options{Service: l, Memory: l, Session: liveSession, Agent: liveAgent(),
-		Checkout: checkoutAt, Version: version, Logger: a.log})
+		Checkout: service.CheckoutAt, Version: version, Logger: a.log})
 }
 
 // liveSession is the agent session memex runs in, from the host's

@@ -13,9 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// checkoutAt is api.Options.Checkout (service.CheckoutAt).
-var checkoutAt = service.CheckoutAt
-
 // memory returns the Memory of this process: the running server's, or
 // the one over the home, opened read-only (shared).
 func (a *app) memory(ctx context.Context) (api.Memory, error) {

@@ -117,7 +117,7 @@ func (a *app) sessionNames() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var svc api.Service
-	if _, c, ok := a.runningServer(ctx); ok {
+	if _, c, ok := service.Running(ctx, a.home); ok {
 		svc = c
 	} else if h, err := home.Open(ctx, a.home, home.Options{Shared: true, Wait: -1}); err == nil {
 		defer h.Close()

@@ -55,7 +55,7 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 
 func (a *app) doctor(ctx context.Context) doctorReport {
 	def, _ := home.Default() // "" when there is no home directory
-	_, c, _ := a.runningServer(ctx)
+	_, c, _ := service.Running(ctx, a.home)
 	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: userMessage,
 		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/hook"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,7 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 	hook.Run(ctx, hook.Options{
 		Home: a.home, Stdout: a.stdout, Stderr: a.stderr, Logger: a.log,
 		Server: func(ctx context.Context) *api.Client {
-			_, c, _ := a.runningServer(ctx)
+			_, c, _ := service.Running(ctx, a.home)
 			return c
 		},
 		Service: a.serviceOptions(), CompactWait: lockTimeout(),

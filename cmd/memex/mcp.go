@@ -25,7 +25,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
   codex mcp add memex -- memex mcp`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if addr, r, ok := a.runningServer(c.Context()); ok {
+			if addr, r, ok := service.Running(c.Context(), a.home); ok {
 				a.log.Debug("forwarding MCP to the server", "addr", addr)
 				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, liveSession(), a.stdin, a.stdout)
 			}

@@ -139,7 +139,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		// Below a second the loop would spin on the transcripts' files.
 		return usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
 	}
-	if addr, _, ok := a.runningServer(ctx); ok {
+	if addr, _, ok := service.Running(ctx, a.home); ok {
 		return fmt.Errorf("serve: a memex server is already running at %s: %w", addr, memex.ErrBusy)
 	}
 	h, err := a.openHome(ctx, home.Options{})

@@ -30,7 +30,7 @@ func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) 
 	if a.svc != nil {
 		return a.svc, nil
 	}
-	if addr, c, ok := a.runningServer(ctx); ok {
+	if addr, c, ok := service.Running(ctx, a.home); ok {
 		a.log.Debug("through the server", "command", a.purpose(), "addr", addr)
 		a.svc = c
 		return c, nil
@@ -53,12 +53,6 @@ func (a *app) serviceOptions() service.Options {
 		Dir:        wd,
 		Logger:     a.log,
 	}
-}
-
-// runningServer returns the server named in serve.addr when it answers
-// /healthz; a stale file (a server that was killed) is ignored.
-func (a *app) runningServer(ctx context.Context) (string, *api.Client, bool) {
-	return service.Running(ctx, a.home)
 }
 
 // purpose names the command being run, for the lock's holder note.
@@ -85,7 +79,7 @@ func (a *app) readStore(ctx context.Context) (*archive.Store, error) {
 // runs, that is memex.ErrBusy.
 func (a *app) open(ctx context.Context, o home.Options) (*home.Home, error) {
 	if a.h == nil {
-		if addr, _, ok := a.runningServer(ctx); ok {
+		if addr, _, ok := service.Running(ctx, a.home); ok {
 			name := a.purpose()
 			return nil, fmt.Errorf("%s: the memex server at %s owns the store and does not run %s; stop the server, then run this again: %w",
 				name, addr, name, memex.ErrBusy)

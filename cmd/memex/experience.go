@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
@@ -70,7 +71,7 @@ agents-md write them for agents to read.
 // procedures reads the procedures of project (default: the current
 // directory's), of family only when it is set.
 func (a *app) procedures(ctx context.Context, project, family string) (memory.ProceduresResult, error) {
-	m, err := a.memory(ctx)
+	m, err := a.memory(ctx, home.Options{Shared: true})
 	if err != nil {
 		return memory.ProceduresResult{}, err
 	}
@@ -206,7 +207,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			m, err := a.memory(ctx)
+			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
@@ -254,7 +255,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			m, err := a.writeMemory(ctx)
+			m, err := a.memory(ctx, home.Options{})
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -12,31 +11,6 @@ import (
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
-
-// memory returns the Memory of this process: the running server's, or
-// the one over the home, opened read-only (shared).
-func (a *app) memory(ctx context.Context) (api.Memory, error) {
-	return a.memoryOpened(ctx, home.Options{Shared: true})
-}
-
-// writeMemory is memory with the home, when there is no server, opened
-// for writing (memex distill).
-func (a *app) writeMemory(ctx context.Context) (api.Memory, error) {
-	return a.memoryOpened(ctx, home.Options{})
-}
-
-// memoryOpened is memory with the home, when there is no server, opened
-// as o says.
-func (a *app) memoryOpened(ctx context.Context, o home.Options) (api.Memory, error) {
-	svc, err := a.service(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	if c, ok := svc.(*api.Client); ok {
-		return c, nil
-	}
-	return service.NewMemory(a.h, a.serviceOptions()), nil
-}
 
 type handoffOptions struct {
 	project string
@@ -73,7 +47,7 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
-			m, err := a.memory(ctx)
+			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
@@ -121,7 +95,7 @@ The checkout is the current directory's repository; its project is the default.
 			if root == "" {
 				return fmt.Errorf("stale: no current directory to check against")
 			}
-			m, err := a.memory(ctx)
+			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ type app struct {
 	running        *cobra.Command // the command being run
 	h              *home.Home     // the home, once opened
 	svc            api.Service    // the Service, once chosen (store.go)
+	mem            api.Memory     // the Memory, chosen with svc
 	quiet          bool           // no progress bars (--json)
 }
 
@@ -231,7 +232,7 @@ func (a *app) setup() error {
 }
 
 func (a *app) close() error {
-	a.svc = nil
+	a.svc, a.mem = nil, nil
 	if a.h != nil {
 		err := a.h.Close()
 		a.h = nil

@@ -17,30 +17,50 @@ import (
 // to lockTimeout for another memex process), does its work and closes it.
 //
 // The data commands (add, show, search, deref, context, sessions, stats,
-// replay, forget, verify, reindex, ingest) call an api.Service, chosen once
-// by service(): the Client of the running `memex serve` when
-// $MEMEX_HOME/serve.addr names one that answers, else the Local Service
-// over the home. Other commands that need the store fail at once with
+// replay, forget, verify, reindex, ingest) call an api.Service, and the
+// memory commands (handoff, stale, lessons, procedures, export, distill)
+// an api.Memory, chosen together once by choose(): the Client of the
+// running `memex serve` when $MEMEX_HOME/serve.addr names one that
+// answers, else the Service and Memory over the home. Other commands that need the store fail at once with
 // memex.ErrBusy while a server runs, rather than wait for a lock the server
 // holds for good.
 
 // service returns the Service of this process, chosen on first use: the
 // running server's Client, or the Service over the home opened with o.
 func (a *app) service(ctx context.Context, o home.Options) (api.Service, error) {
+	if err := a.choose(ctx, o); err != nil {
+		return nil, err
+	}
+	return a.svc, nil
+}
+
+// memory returns the Memory of this process, chosen with its Service: the
+// running server's Client, or the Memory over the home opened with o.
+func (a *app) memory(ctx context.Context, o home.Options) (api.Memory, error) {
+	if err := a.choose(ctx, o); err != nil {
+		return nil, err
+	}
+	return a.mem, nil
+}
+
+// choose sets the Service and Memory of this process, once: the running
+// server's Client for both, else the pair over the home opened with o.
+func (a *app) choose(ctx context.Context, o home.Options) error {
 	if a.svc != nil {
-		return a.svc, nil
+		return nil
 	}
 	if addr, c, ok := service.Running(ctx, a.home); ok {
 		a.log.Debug("through the server", "command", a.purpose(), "addr", addr)
-		a.svc = c
-		return c, nil
+		a.svc, a.mem = c, c
+		return nil
 	}
 	h, err := a.openHome(ctx, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a.svc = service.New(h, a.serviceOptions())
-	return a.svc, nil
+	so := a.serviceOptions()
+	a.svc, a.mem = service.New(h, so), service.NewMemory(h, so)
+	return nil
 }
 
 // serviceOptions are the parts of the Local Service that live in cmd:

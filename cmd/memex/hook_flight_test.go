@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -26,37 +25,20 @@ func TestConcurrentHooksLoseNothingAcknowledged(t *testing.T) {
 	acked := map[string]string{}
 	kills := 0
 	for round := range rounds {
-		type proc struct {
-			cmd      *exec.Cmd
-			id, body string
-		}
-		var ps []*proc
-		done := make(chan *proc, hooks)
+		ids, bodies := make([]string, hooks), make([]string, hooks)
+		cmds := make([]*exec.Cmd, hooks)
 		for h := range hooks {
-			p := &proc{id: fmt.Sprintf("toolu_r%d_h%02d", round, h), body: strings.Repeat(fmt.Sprintf("round %d hook %d\n", round, h), 10+h)}
+			ids[h], bodies[h] = fmt.Sprintf("toolu_r%d_h%02d", round, h), strings.Repeat(fmt.Sprintf("round %d hook %d\n", round, h), 10+h)
 			in, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": fmt.Sprintf("s%d", round), "cwd": home,
-				"tool_name": "Bash", "tool_input": map[string]string{"command": "echo"}, "tool_use_id": p.id,
-				"tool_response": map[string]any{"stdout": p.body, "stderr": "", "interrupted": false}})
-			p.cmd = exec.Command(memexBin, "--home", home, "hook", "claude-code", "PostToolUse")
-			p.cmd.Stdin = bytes.NewReader(in)
-			if err := p.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ps = append(ps, p)
-			go func() { p.cmd.Wait(); done <- p }()
+				"tool_name": "Bash", "tool_input": map[string]string{"command": "echo"}, "tool_use_id": ids[h],
+				"tool_response": map[string]any{"stdout": bodies[h], "stderr": "", "interrupted": false}})
+			cmds[h] = exec.Command(memexBin, "--home", home, "hook", "claude-code", "PostToolUse")
+			cmds[h].Stdin = bytes.NewReader(in)
 		}
-		first := <-done
-		for i, p := range ps {
-			if p != first && i%3 == 0 && p.cmd.Process.Signal(syscall.SIGKILL) == nil {
-				kills++
-			}
-		}
-		for range hooks - 1 {
-			<-done
-		}
-		for _, p := range ps {
-			if p.cmd.ProcessState.Success() {
-				acked[p.id] = p.body
+		kills += killRound(t, cmds, func(i int) bool { return i%3 == 0 })
+		for h, cmd := range cmds {
+			if cmd.ProcessState.Success() {
+				acked[ids[h]] = bodies[h]
 			}
 		}
 	}

@@ -23,36 +23,19 @@ func TestKilledAddsLoseNothingAcknowledged(t *testing.T) {
 	acked := map[string][]byte{}
 	kills := 0
 	for round := range rounds {
-		type proc struct {
-			cmd  *exec.Cmd
-			out  bytes.Buffer
-			body []byte
-		}
-		var ps []*proc
-		done := make(chan *proc, writers)
+		bodies := make([][]byte, writers)
+		outs := make([]bytes.Buffer, writers)
+		cmds := make([]*exec.Cmd, writers)
 		for w := range writers {
-			p := &proc{body: []byte(strings.Repeat(fmt.Sprintf("round %d writer %d line\n", round, w), 200*(w+1)))}
-			p.cmd = exec.Command(memexBin, "--home", home, "add", "-")
-			p.cmd.Stdin, p.cmd.Stdout = bytes.NewReader(p.body), &p.out
-			if err := p.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			ps = append(ps, p)
-			go func() { p.cmd.Wait(); done <- p }()
+			bodies[w] = []byte(strings.Repeat(fmt.Sprintf("round %d writer %d line\n", round, w), 200*(w+1)))
+			cmds[w] = exec.Command(memexBin, "--home", home, "add", "-")
+			cmds[w].Stdin, cmds[w].Stdout = bytes.NewReader(bodies[w]), &outs[w]
 		}
-		first := <-done
-		for _, p := range ps {
-			if p != first && p.cmd.Process.Signal(syscall.SIGKILL) == nil {
-				kills++
-			}
-		}
-		for range writers - 1 {
-			<-done
-		}
-		for _, p := range ps {
+		kills += killRound(t, cmds, func(int) bool { return true })
+		for w := range writers {
 			// An ID printed whole is an acknowledged entry.
-			if id := strings.TrimSpace(p.out.String()); len(id) == 26 && strings.HasSuffix(p.out.String(), "\n") {
-				acked[id] = p.body
+			if id := strings.TrimSpace(outs[w].String()); len(id) == 26 && strings.HasSuffix(outs[w].String(), "\n") {
+				acked[id] = bodies[w]
 			}
 		}
 	}
@@ -67,4 +50,29 @@ func TestKilledAddsLoseNothingAcknowledged(t *testing.T) {
 		t.Fatalf("verify after the kills: %+v", r)
 	}
 	t.Logf("%d processes, %d killed, %d entries acknowledged, %d lost", rounds*writers, kills, len(acked), lost)
+}
+
+// killRound starts cmds at once and, once the first has exited, kills
+// (SIGKILL) each other one that kill picks by its index, wherever it is;
+// it returns when all have exited, with how many it killed.
+func killRound(t *testing.T, cmds []*exec.Cmd, kill func(i int) bool) int {
+	t.Helper()
+	done := make(chan int, len(cmds))
+	for i, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { cmd.Wait(); done <- i }()
+	}
+	first := <-done
+	kills := 0
+	for i, cmd := range cmds {
+		if i != first && kill(i) && cmd.Process.Signal(syscall.SIGKILL) == nil {
+			kills++
+		}
+	}
+	for range len(cmds) - 1 {
+		<-done
+	}
+	return kills
 }

@@ -4,7 +4,32 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/ingest"
 )
+
+// CheckoutOf is the checkout holding dir: its root (rootOf), of the
+// project ingest names dir's transcripts by.
+func CheckoutOf(dir string) *deref.Checkout {
+	return deref.NewCheckout(rootOf(dir), ingest.DetectProject(dir))
+}
+
+// rootOf is the root of the repository holding dir, else dir.
+func rootOf(dir string) string {
+	if root := ingest.RepoRoot(dir); root != "" {
+		return root
+	}
+	return dir
+}
+
+// RepoRoot is the root of the current directory's checkout: the
+// repository holding it, else the directory.
+func RepoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return rootOf(wd), nil
+}
 
 // WorkingCheckout is the checkout of the current directory: its root (the
 // repository's, else the directory) and its project. Evidence of that
@@ -29,16 +54,17 @@ func CheckoutAt(dir string) *deref.Checkout {
 // WorkingRoot is the root of the current directory's checkout, which a
 // request names as the client's; "" when there is no current directory.
 func WorkingRoot() string {
-	if co := WorkingCheckout(); co != nil {
-		return co.Root
-	}
-	return ""
+	root, _ := RepoRoot()
+	return root
 }
 
 // WorkingProject is p, else the current directory's project.
 func WorkingProject(p string) string {
-	if co := WorkingCheckout(); p == "" && co != nil {
+	if p != "" {
+		return p
+	}
+	if co := WorkingCheckout(); co != nil {
 		return co.Project
 	}
-	return p
+	return ""
 }

@@ -5,25 +5,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/memory"
 )
 
 // Where memex export writes a project's procedures, and how: the skill
 // under a skills folder, the AGENTS.md section between memex's markers.
-
-// RepoRoot is the repository holding the current directory, else the
-// directory.
-func RepoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	if root := ingest.RepoRoot(wd); root != "" {
-		return root, nil
-	}
-	return wd, nil
-}
 
 // SkillFile is the file memex export skills writes: DIR/project-procedures/SKILL.md,
 // DIR by default .claude/skills in the repository holding the current

@@ -10,7 +10,6 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/index"
-	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/memory"
 )
@@ -159,14 +158,4 @@ func (l Locked) Lessons(ctx context.Context, req api.LessonsRequest) ([]memory.L
 
 func (l Locked) Distill(ctx context.Context, req api.DistillRequest) (memory.UpdateReport, error) {
 	return withMemoryMode(ctx, l, true, func(m Memory) (memory.UpdateReport, error) { return m.Distill(ctx, req) })
-}
-
-// CheckoutOf is the checkout holding dir: its repository's root (else
-// dir), of the project ingest names dir's transcripts by.
-func CheckoutOf(dir string) *deref.Checkout {
-	root := ingest.RepoRoot(dir)
-	if root == "" {
-		root = dir
-	}
-	return deref.NewCheckout(root, ingest.DetectProject(dir))
 }

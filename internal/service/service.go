@@ -169,7 +169,7 @@ func (c Catalog) Sessions(ctx context.Context, f api.SessionFilter) ([]api.Sessi
 		if e.Created.After(si.End) {
 			si.End = e.Created
 		}
-		if IsCompaction(e) {
+		if e.IsCompaction() {
 			si.Compactions++
 		}
 		if p := e.Attrs["parent_session"]; p != "" && si.Parent == "" {
@@ -209,10 +209,6 @@ func StatsOf(st archive.Stats) api.Stats {
 		UniqueBytes: st.UniqueBytes, StoredBytes: st.StoredBytes, DiskBytes: st.DiskBytes,
 		Ratio: float64(int64(st.Ratio()*100+0.5)) / 100, DedupSaved: st.DedupSaved(), Tokens: st.Tokens, Pending: st.Pending}
 }
-
-// IsCompaction reports whether e marks a point where the agent's context
-// was compacted (memex.Entry.IsCompaction).
-func IsCompaction(e memex.Entry) bool { return e.IsCompaction() }
 
 // Locked is the Service that opens the home for each call, through Open
 // (for writing when write is set, else shared), and closes it before

@@ -37,24 +37,25 @@ func captured(ctx context.Context, svc api.Service, key string) bool {
 	return err == nil || errors.Is(err, memex.ErrAmbiguous)
 }
 
-// DrainSpool does the work of h's spool (home.DrainSpool) through the
-// Service over h (New with o): spooled entries stored as they were
-// spooled, unless archived already under their ID or capture key, in one
-// batch made durable by one sync before their items go; the sessions of
-// the runs among them distilled once each, after the batch (not once per
-// run, as an Add through New does); transcripts imported, their sessions
-// distilled.
+// DrainSpool does the work of h's spool (home.DrainSpool) over h's store:
+// spooled entries stored as they were spooled, unless archived already
+// under their ID or capture key, in one batch made durable by one sync
+// before their items go; the sessions of the runs among them distilled
+// once each, after the batch (not once per run, as an Add through New
+// does); transcripts imported, their sessions distilled.
 func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
-	svc := New(h, o)
+	// The entries went through the write policy when they were spooled,
+	// and their runs are distilled after the batch: the Service without
+	// New's decorators.
 	batch := local(h, o)
 	var runs []memex.SessionRef
 	seen := map[memex.SessionRef]bool{}
 	d := home.Drainer{
 		Archived: func(ctx context.Context, e memex.Entry) (bool, error) {
-			if _, err := svc.Entry(ctx, e.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
+			if _, err := batch.Entry(ctx, e.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
 				return true, nil
 			}
-			return captured(ctx, svc, hosts.Key(e)), nil
+			return captured(ctx, batch, hosts.Key(e)), nil
 		},
 		Add: func(ctx context.Context, e memex.Entry, body io.Reader) error {
 			got, err := batch.Add(ctx, api.AddRequest{Entry: e, Body: body, NoRedact: true})

@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/lint":     {},
 	"internal/redact":   {""},
 	"internal/jsonerr":  {},
-	"internal/catchup":  {"", "archive", "index", "summarize"},
+	"internal/catchup":  {"", "index"},
 	"internal/hosts":    {"", "ingest"},
 	"internal/home":     {"", "archive", "index"},
 	// The process memex serve runs: listener, token, key, viewer and API over a home.

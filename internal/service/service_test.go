@@ -48,13 +48,15 @@ func TestClient(t *testing.T) {
 // TestLocked runs the suite against the Service that opens the home for
 // each call (memex mcp over stdio).
 func TestLocked(t *testing.T) {
-	servicetest.Run(t, func(t *testing.T) api.Service {
-		dir := t.TempDir()
-		open(t, dir, true).Close() // the store exists, as memex mcp finds it
-		return service.Locked{Open: func(ctx context.Context, write bool) (*home.Home, error) {
-			return home.Open(ctx, dir, home.Options{Shared: !write})
-		}}
-	})
+	servicetest.Run(t, func(t *testing.T) api.Service { return locked(t, service.Options{}) })
+}
+
+// locked is the Locked Service over a new home whose store exists, as
+// memex mcp finds it.
+func locked(t *testing.T, o service.Options) service.Locked {
+	dir := t.TempDir()
+	open(t, dir, true).Close()
+	return service.LockedHome(dir, 0, "memex mcp", o)
 }
 
 // memoryOptions are the Options of the memory suite's Services.
@@ -89,11 +91,7 @@ func TestClientMemory(t *testing.T) {
 // opened for each.
 func TestLockedMemory(t *testing.T) {
 	servicetest.RunMemory(t, func(t *testing.T) (api.Service, api.Memory) {
-		dir := t.TempDir()
-		open(t, dir, true).Close()
-		l := service.Locked{Open: func(ctx context.Context, write bool) (*home.Home, error) {
-			return home.Open(ctx, dir, home.Options{Shared: !write})
-		}, Options: memoryOptions}
+		l := locked(t, memoryOptions)
 		return l, l
 	})
 }

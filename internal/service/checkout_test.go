@@ -2,19 +2,14 @@ package service
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/testutil"
 )
 
 func TestWorkingCheckout(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	repo, _ := filepath.EvalSymlinks(t.TempDir())
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	repo, _ := filepath.EvalSymlinks(testutil.NewRepo(t, "").Dir)
 	sub := filepath.Join(repo, "pkg")
 	os.MkdirAll(sub, 0o755)
 	t.Chdir(sub)

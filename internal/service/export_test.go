@@ -2,23 +2,16 @@ package service
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex/internal/testutil"
 	"github.com/memex-archive/memex/memory"
 )
 
 func TestExportFilesInRepository(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	repo := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	repo, _ = filepath.EvalSymlinks(repo)
+	repo, _ := filepath.EvalSymlinks(testutil.NewRepo(t, "").Dir)
 	sub := filepath.Join(repo, "pkg", "auth")
 	os.MkdirAll(sub, 0o755)
 	t.Chdir(sub)

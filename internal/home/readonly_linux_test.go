@@ -2,10 +2,9 @@ package home
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/testutil"
 )
 
 // A reader works on a read-only filesystem: the home is bind-mounted
@@ -19,20 +18,7 @@ func TestReaderOnReadOnlyFilesystem(t *testing.T) {
 	}
 	id := addNote(t, w, "on a read-only disk\n")
 	w.Close()
-	ro := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(ro, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount(src, ro, "", syscall.MS_BIND, ""); err != nil {
-		t.Skipf("cannot bind-mount here: %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(ro, 0) })
-	if err := syscall.Mount("", ro, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Skipf("cannot remount read-only here: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(ro, "probe"), nil, 0o600); err == nil {
-		t.Fatal("the mount is writable")
-	}
+	ro := testutil.ReadOnlyView(t, src)
 	r, err := Open(ctx, ro, Options{Shared: true})
 	if err != nil {
 		t.Fatalf("reader on a read-only filesystem: %v", err)

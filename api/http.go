@@ -50,12 +50,15 @@ func (s *Server) routes() http.Handler {
 			r.Post("/forget", s.handleForget)
 			r.Post("/verify", s.handleVerify)
 			r.Post("/reindex", s.handleReindex)
-			r.Get("/handoff", s.handleHandoff)
-			r.Get("/stale", s.handleStale)
-			r.Get("/procedures", s.handleProcedures)
-			r.Get("/hint", s.handleHint)
-			r.Get("/lessons", s.handleLessons)
-			r.Post("/distill", s.handleDistill)
+			r.Group(func(r chi.Router) {
+				r.Use(s.needMemory)
+				r.Get("/handoff", s.handleHandoff)
+				r.Get("/stale", s.handleStale)
+				r.Get("/procedures", s.handleProcedures)
+				r.Get("/hint", s.handleHint)
+				r.Get("/lessons", s.handleLessons)
+				r.Post("/distill", s.handleDistill)
+			})
 		})
 		r.Handle("/mcp", s.mcpHandler())
 		r.Handle("/mcp/*", s.mcpHandler())
@@ -241,6 +244,25 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, max int64, v any) error 
 		return fmt.Errorf("request body: %v: %w", err, memex.ErrInvalid)
 	}
 	return nil
+}
+
+// readJSON decodes r's JSON body into v, as every route that reads JSON
+// wants it: sent as application/json, at most Options.MaxJSON bytes, no
+// unknown field.
+func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if err := needJSON(r); err != nil {
+		return err
+	}
+	return decodeJSON(w, r, s.opts.MaxJSON, v)
+}
+
+// answer writes res as JSON, or err when there is one.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, res any, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // parseLines parses A:B, A: or A (1-based, inclusive; to 0 = the end).
@@ -444,11 +466,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
 	var req DerefRequest
-	if err := needJSON(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+	if err := s.readJSON(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -457,11 +475,7 @@ func (s *Server) handleDeref(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.Deref(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.answer(w, r, res, err)
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
@@ -474,11 +488,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	query := Query{Text: q.Get("q"), Limit: limit, Project: q.Get("project"), Session: q.Get("session"),
 		Agent: q.Get("agent"), Kind: q.Get("kind"), Tool: q.Get("tool"), Before: q.Get("before"), After: q.Get("after")}
 	res, err := s.svc.Search(r.Context(), query)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.answer(w, r, res, err)
 }
 
 func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
@@ -499,12 +509,7 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if r.URL.Query().Get("format") != "text" {
-		writeJSON(w, http.StatusOK, res)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, res.Text)
+	writeTextOrJSON(w, q.Get("format"), res.Text, res)
 }
 
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
@@ -522,11 +527,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	list, err := s.svc.Sessions(r.Context(), f)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, SessionList{Sessions: list})
+	s.answer(w, r, SessionList{Sessions: list}, err)
 }
 
 // SessionEntries is what GET /v1/sessions/{session} answers: the
@@ -555,29 +556,17 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	}
 	ref := memex.SessionRef{Session: name, Project: r.URL.Query().Get("project"), Agent: r.URL.Query().Get("agent")}
 	entries, err := s.svc.Replay(r.Context(), ReplayRequest{Ref: ref, Content: withContent})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, SessionEntries{Session: name, Entries: entries})
+	s.answer(w, r, SessionEntries{Session: name, Entries: entries}, err)
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	st, err := s.svc.Stats(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
+	s.answer(w, r, st, err)
 }
 
 func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 	var req IngestRequest
-	if err := needJSON(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+	if err := s.readJSON(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -586,9 +575,5 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := s.svc.Ingest(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
+	s.answer(w, r, rep, err)
 }

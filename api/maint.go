@@ -59,31 +59,20 @@ type Maintainer interface {
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
 	var req ForgetRequest
-	if err := needJSON(r); err != nil {
+	if err := s.readJSON(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	maintain(s, w, r, func(m Service) (ForgetResult, error) { return m.Forget(r.Context(), req) })
+	res, err := s.svc.Forget(r.Context(), req)
+	s.answer(w, r, res, err)
 }
 
 func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
-	maintain(s, w, r, func(m Service) (VerifyResult, error) { return m.Verify(r.Context()) })
+	res, err := s.svc.Verify(r.Context())
+	s.answer(w, r, res, err)
 }
 
 func (s *Server) handleReindex(w http.ResponseWriter, r *http.Request) {
-	maintain(s, w, r, func(m Service) (ReindexResult, error) { return m.Reindex(r.Context()) })
-}
-
-// maintain answers with what fn does with the Service.
-func maintain[T any](s *Server, w http.ResponseWriter, r *http.Request, fn func(Service) (T, error)) {
-	res, err := fn(s.svc)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	res, err := s.svc.Reindex(r.Context())
+	s.answer(w, r, res, err)
 }

@@ -112,13 +112,21 @@ func checkoutParam(dir string) error {
 	return checkDir(dir)
 }
 
+// needMemory answers the memory routes with 501 when the server has no
+// Memory (Options.Memory), so their handlers need not ask.
+func (s *Server) needMemory(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Memory == nil {
+			s.writeError(w, r, errUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // handleHandoff serves GET /v1/handoff?project=P&budget=N&exclude=S&checkout=DIR
 // (format=text for the rendering alone).
 func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	q := r.URL.Query()
 	budget, err := intParam(r, "budget", 0)
 	if err != nil {
@@ -144,10 +152,6 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 
 // handleStale serves GET /v1/stale?project=P&limit=N&checkout=DIR.
 func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	limit, err := signedParam(r, "limit", 0)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -159,19 +163,11 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.opts.Memory.Stale(r.Context(), StaleRequest{Project: q.Get("project"), Limit: limit, Checkout: q.Get("checkout")})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.answer(w, r, res, err)
 }
 
 // handleLessons serves GET /v1/lessons?project=P&session=S&status=X&limit=N.
 func (s *Server) handleLessons(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	limit, err := signedParam(r, "limit", 0)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -180,34 +176,18 @@ func (s *Server) handleLessons(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	res, err := s.opts.Memory.Lessons(r.Context(), LessonsRequest{Project: q.Get("project"), Session: q.Get("session"),
 		Status: q.Get("status"), Limit: limit})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.answer(w, r, res, err)
 }
 
 // handleDistill serves POST /v1/distill {"project"}.
 func (s *Server) handleDistill(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	var req DistillRequest
-	if err := needJSON(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := decodeJSON(w, r, s.opts.MaxJSON, &req); err != nil {
+	if err := s.readJSON(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.opts.Memory.Distill(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.answer(w, r, res, err)
 }
 
 // writeTextOrJSON answers a memory route: its text with ?format=text, else

@@ -47,10 +47,6 @@ func (s *Server) toolProcedures(ctx context.Context, _ *mcp.CallToolRequest, in 
 // handleProcedures serves GET /v1/procedures?project=P&family=F
 // (format=text for the Markdown alone).
 func (s *Server) handleProcedures(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	q := r.URL.Query()
 	res, err := s.opts.Memory.Procedures(r.Context(), ProceduresRequest{Project: q.Get("project"), Family: q.Get("family")})
 	if err != nil {
@@ -71,15 +67,7 @@ type HintRequest struct {
 // handleHint serves GET /v1/hint?ref=R&project=P: {"text"} with the line
 // to add to the agent's context, 404 when there is none.
 func (s *Server) handleHint(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Memory == nil {
-		s.writeError(w, r, errUnavailable)
-		return
-	}
 	q := r.URL.Query()
 	text, err := s.opts.Memory.Hint(r.Context(), HintRequest{Ref: q.Get("ref"), Project: q.Get("project")})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"text": text})
+	s.answer(w, r, map[string]string{"text": text}, err)
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/url"
-	"strconv"
 
 	"github.com/memex-archive/memex/memory"
 )
@@ -13,20 +12,14 @@ import (
 var _ Memory = (*Client)(nil)
 
 func (c *Client) Handoff(ctx context.Context, req HandoffRequest) (memory.Capsule, error) {
-	q := setIf(url.Values{}, "project", req.Project, "exclude", req.Exclude, "checkout", req.Checkout)
-	if req.Budget != 0 {
-		q.Set("budget", strconv.Itoa(req.Budget))
-	}
+	q := setIf(url.Values{}, "project", req.Project, "exclude", req.Exclude, "checkout", req.Checkout, "budget", nonZero(req.Budget))
 	var res memory.Capsule
 	err := c.GetJSON(ctx, "/v1/handoff", q, &res)
 	return res, err
 }
 
 func (c *Client) Stale(ctx context.Context, req StaleRequest) (memory.StaleResult, error) {
-	q := setIf(url.Values{}, "project", req.Project, "checkout", req.Checkout)
-	if req.Limit != 0 {
-		q.Set("limit", strconv.Itoa(req.Limit))
-	}
+	q := setIf(url.Values{}, "project", req.Project, "checkout", req.Checkout, "limit", nonZero(req.Limit))
 	var res memory.StaleResult
 	err := c.GetJSON(ctx, "/v1/stale", q, &res)
 	return res, err
@@ -45,10 +38,7 @@ func (c *Client) Hint(ctx context.Context, req HintRequest) (string, error) {
 }
 
 func (c *Client) Lessons(ctx context.Context, req LessonsRequest) ([]memory.LessonItem, error) {
-	q := setIf(url.Values{}, "project", req.Project, "session", req.Session, "status", req.Status)
-	if req.Limit != 0 {
-		q.Set("limit", strconv.Itoa(req.Limit))
-	}
+	q := setIf(url.Values{}, "project", req.Project, "session", req.Session, "status", req.Status, "limit", nonZero(req.Limit))
 	res := []memory.LessonItem{}
 	err := c.GetJSON(ctx, "/v1/lessons", q, &res)
 	return res, err

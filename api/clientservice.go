@@ -31,6 +31,14 @@ func setIf(q url.Values, kv ...string) url.Values {
 	return q
 }
 
+// nonZero is n as setIf takes it: "" (left out) for 0.
+func nonZero(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
 // decode reads the answer's JSON into v and closes it.
 func (c *Client) decode(body io.ReadCloser, op string, v any) error {
 	defer body.Close()
@@ -142,12 +150,9 @@ func (c *Client) Context(ctx context.Context, req ContextRequest) (ContextResult
 
 func (c *Client) Sessions(ctx context.Context, f SessionFilter) ([]SessionInfo, error) {
 	var res SessionList
-	q := setIf(url.Values{}, "project", f.Project, "agent", f.Agent)
+	q := setIf(url.Values{}, "project", f.Project, "agent", f.Agent, "limit", nonZero(f.Limit))
 	if !f.Since.IsZero() {
 		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
-	}
-	if f.Limit != 0 {
-		q.Set("limit", strconv.Itoa(f.Limit))
 	}
 	err := c.GetJSON(ctx, "/v1/sessions", q, &res)
 	if res.Sessions == nil {

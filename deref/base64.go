@@ -39,11 +39,7 @@ func base64Item(e memex.Entry, head []byte, budget int, brief bool) *item {
 		enc = append(enc, '\n')
 		head = head[n:]
 	}
-	hdr := header(e)
-	if brief {
-		hdr = briefHeader(e)
-	}
-	it := newItem(e.ID.String(), hdr+" · base64 of "+plural(int(e.Bytes), "byte"), -1, enc, "")
+	it := newItem(e.ID.String(), headerOf(e, brief)+" · base64 of "+plural(int(e.Bytes), "byte"), -1, enc, "")
 	it.brief = brief
 	it.anchor = nil // no line of base64 reads as an error or a match
 	it.binary, it.b64 = true, b

@@ -204,10 +204,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		if opts.Checkout != nil {
 			m = opts.Checkout.Check(ctx, e, func() ([]byte, error) { return body, nil })
 		}
-		hdr := header(e)
-		if opts.Brief {
-			hdr = briefHeader(e)
-		}
+		hdr := headerOf(e, opts.Brief)
 		if t := MarkText(m); t != "" {
 			hdr += " · " + t
 		}
@@ -275,14 +272,16 @@ func (r *Reader) largeItem(ctx context.Context, ls LineStore, e memex.Entry, tot
 	}
 	if t.binary {
 		// As for a small entry: the note, never the bytes.
-		it := newItem(e.ID.String(), header(e), -1, []byte(BinaryNote(e.ID, e.Bytes)+"\n"), query)
-		it.binary = true
+		it := newItem(e.ID.String(), headerOf(e, opts.Brief), -1, []byte(BinaryNote(e.ID, e.Bytes)+"\n"), query)
+		it.brief, it.binary = opts.Brief, true
 		return it, nil
 	}
 	t.lg = &largeText{ctx: ctx, tok: map[int]int32{}, lines: func(ctx context.Context, from, to int) (io.ReadCloser, error) {
 		return ls.Lines(ctx, e.ID, int64(from), int64(to))
 	}}
-	return newLargeItem(e.ID.String(), header(e), total, t, anchors, query), nil
+	it := newLargeItem(e.ID.String(), headerOf(e, opts.Brief), total, t, anchors, query)
+	it.brief = opts.Brief
+	return it, nil
 }
 
 // bodyPool holds body buffers between derefs.
@@ -379,6 +378,15 @@ func bodyWindows(w []Window, binary bool) []Window {
 // is not valid UTF-8, in place of its bytes.
 func BinaryNote(id memex.ID, size int64) string {
 	return "[memex: binary content (" + plural(int(size), "byte") + ") not shown; memex show " + id.String() + " > FILE saves it]"
+}
+
+// headerOf is an item's first line: briefHeader for a brief deref
+// (Options.Brief), else header.
+func headerOf(e memex.Entry, brief bool) string {
+	if brief {
+		return briefHeader(e)
+	}
+	return header(e)
 }
 
 // header is an item's first line: ID, size and summary.

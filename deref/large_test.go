@@ -20,14 +20,16 @@ func withLargeBody(t *testing.T, n int64) {
 	t.Cleanup(func() { largeBody = old })
 }
 
-// TestLargeReadPlansAsWhole: reading a body as it is planned (the way of
-// large entries) gives the same deref, byte for byte, as reading it whole.
-func TestLargeReadPlansAsWhole(t *testing.T) {
+// largeFixture archives, in memory, bodies that read the same whole or as
+// planned: logs with error lines, huge lines, runes cut between pieces,
+// and bodies that are not valid UTF-8 early, late and at the very end.
+func largeFixture(t *testing.T) (*archive.Store, []string) {
+	t.Helper()
 	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	ctx := context.Background()
 	var log strings.Builder
 	for i := 1; i <= 3000; i++ {
@@ -63,6 +65,14 @@ func TestLargeReadPlansAsWhole(t *testing.T) {
 		}
 		ids = append(ids, e.ID.String())
 	}
+	return s, ids
+}
+
+// TestLargeReadPlansAsWhole: reading a body as it is planned (the way of
+// large entries) gives the same deref, byte for byte, as reading it whole.
+func TestLargeReadPlansAsWhole(t *testing.T) {
+	s, ids := largeFixture(t)
+	ctx := context.Background()
 	r := New(s)
 	for _, budget := range []int{120, 2000, 9000} {
 		for _, q := range []string{"", "timeout", "compiling 2999"} {
@@ -188,6 +198,30 @@ func TestLargeBase64AsWhole(t *testing.T) {
 				if it.Encoding != "base64" {
 					t.Fatalf("budget %d: item %+v", budget, it)
 				}
+			}
+		}
+	}
+}
+
+// TestLargeBriefAsWhole: a brief deref of a large entry, text or binary,
+// has the brief header (the ID alone) and markers without the show
+// command, as the same entry read whole has.
+func TestLargeBriefAsWhole(t *testing.T) {
+	s, ids := largeFixture(t)
+	ctx := context.Background()
+	r := New(s)
+	for _, budget := range []int{120, 2000} {
+		for i := range ids {
+			opts := Options{Budget: budget, Query: "timeout", Brief: true}
+			withLargeBody(t, 1<<62)
+			want, werr := r.Deref(ctx, ids[i:i+1], opts)
+			withLargeBody(t, 0)
+			got, gerr := r.Deref(ctx, ids[i:i+1], opts)
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("body %d, budget %d: errors %v and %v", i, budget, werr, gerr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("body %d, budget %d: read as planned:\n%s\nread whole:\n%s", i, budget, got.Text, want.Text)
 			}
 		}
 	}

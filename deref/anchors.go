@@ -83,12 +83,7 @@ func findAnchors(t *text, query string) []anchor {
 
 	b := *t.low
 
-	type hit struct {
-		score, off, termOff int
-		terms               uint64
-		err                 bool
-	}
-	hits := map[int]*hit{}
+	hits := map[int]*lineScore{}
 	var freq *[256]int
 	if len(b) > 64<<10 {
 		freq = sampleFreq(b)
@@ -114,50 +109,81 @@ func findAnchors(t *text, query string) []anchor {
 			line += sort.SearchInts(t.starts[line+1:], at+1)
 			h := hits[line+1]
 			if h == nil {
-				h = &hit{off: at, termOff: -1}
+				h = &lineScore{}
 				hits[line+1] = h
 			}
-			h.off = min(h.off, at)
-			if p.bit == 0 {
-				h.err = true
-				continue
-			}
-			if h.termOff < 0 || at < h.termOff {
-				h.termOff = at
-			}
-			if h.terms&p.bit == 0 {
-				h.score += scoreTerm
-				if p.bit == 1<<63 {
-					h.score += scorePhase - scoreTerm
-				}
-				h.terms |= p.bit
-			}
+			h.add(p, at)
 		}
 	}
 	out := make([]anchor, 0, len(hits))
 	for ln, h := range hits {
-		s := h.score
-		if h.err {
-			s += scoreError
-		}
-		off := h.off
-		if h.termOff >= 0 {
-			off = h.termOff
-		}
-		out = append(out, anchor{line: ln, score: s, off: off})
+		out = append(out, h.anchor(ln))
 	}
 	if len(out) > maxAnchors {
 		// Keep the first maxAnchors matching lines in body order.
 		sort.Slice(out, func(i, j int) bool { return out[i].line < out[j].line })
 		out = out[:maxAnchors]
 	}
+	sortAnchors(out)
+	return out
+}
+
+// lineScore is what the matches on one line add up to, however they are
+// found (findAnchors by pattern over the whole body, scanLarge line by
+// line as it streams): each distinct query term scoreTerm, the phrase
+// scorePhase, any error pattern scoreError once.
+type lineScore struct {
+	score   int
+	off     int    // the first match's byte offset
+	termOff int    // the first query term's byte offset, when terms != 0
+	terms   uint64 // the bits of the query patterns matched
+	err     bool   // an error pattern matched
+	hit     bool   // anything matched
+}
+
+// add counts a match of p at byte offset at of the body.
+func (h *lineScore) add(p pattern, at int) {
+	if !h.hit || at < h.off {
+		h.off = at
+	}
+	h.hit = true
+	if p.bit == 0 {
+		h.err = true
+		return
+	}
+	if h.terms == 0 || at < h.termOff {
+		h.termOff = at
+	}
+	if h.terms&p.bit == 0 {
+		h.score += scoreTerm
+		if p.bit == 1<<63 {
+			h.score += scorePhase - scoreTerm
+		}
+		h.terms |= p.bit
+	}
+}
+
+// anchor is the line's anchor: cut at its first query term when it has
+// one, else at its first match.
+func (h *lineScore) anchor(line int) anchor {
+	a := anchor{line: line, score: h.score, off: h.off}
+	if h.err {
+		a.score += scoreError
+	}
+	if h.terms != 0 {
+		a.off = h.termOff
+	}
+	return a
+}
+
+// sortAnchors orders anchors best first, ties by the earlier line.
+func sortAnchors(out []anchor) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
 			return out[i].score > out[j].score
 		}
 		return out[i].line < out[j].line
 	})
-	return out
 }
 
 // byteRank orders lower-case letters from the most to the least frequent

@@ -69,24 +69,11 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 	var out []anchor
 	off, lineStart := 0, true
 	var valid utf8Stream
-	var cur struct {
-		line, score, off, termOff int
-		terms                     uint64
-		err, hit                  bool
-	}
+	var cur lineScore // of line len(t.starts)
 	flush := func() {
-		if !cur.hit || len(out) >= maxAnchors {
-			return
+		if cur.hit && len(out) < maxAnchors {
+			out = append(out, cur.anchor(len(t.starts)))
 		}
-		s := cur.score
-		if cur.err {
-			s += scoreError
-		}
-		o := cur.off
-		if cur.termOff >= 0 {
-			o = cur.termOff
-		}
-		out = append(out, anchor{line: cur.line, score: s, off: o})
 	}
 	for pieces := 0; ; pieces++ {
 		if pieces%64 == 0 {
@@ -99,7 +86,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 			if lineStart {
 				flush()
 				t.starts = append(t.starts, off)
-				cur.line, cur.score, cur.off, cur.termOff, cur.terms, cur.err, cur.hit = len(t.starts), 0, 0, -1, 0, false, false
+				cur = lineScore{}
 			}
 			valid.write(seg)
 			low = append(low[:0], seg...)
@@ -111,25 +98,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 				if at < 0 {
 					continue
 				}
-				at += off
-				if !cur.hit || at < cur.off {
-					cur.off = at
-				}
-				cur.hit = true
-				if p.bit == 0 {
-					cur.err = true
-					continue
-				}
-				if cur.termOff < 0 || at < cur.termOff {
-					cur.termOff = at
-				}
-				if cur.terms&p.bit == 0 {
-					cur.score += scoreTerm
-					if p.bit == 1<<63 {
-						cur.score += scorePhase - scoreTerm
-					}
-					cur.terms |= p.bit
-				}
+				cur.add(p, at+off)
 			}
 			off += len(seg)
 			lineStart = seg[len(seg)-1] == '\n'
@@ -150,12 +119,7 @@ func scanLarge(ctx context.Context, body io.Reader, size, n int64, query string)
 	if off != int(size) {
 		return nil, nil, fmt.Errorf("body has %d bytes, its metadata says %d: %w", off, size, memex.ErrCorrupt)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].line < out[j].line
-	})
+	sortAnchors(out)
 	return t, out, nil
 }
 

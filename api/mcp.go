@@ -75,13 +75,13 @@ type compressed struct {
 func (s *Server) mcpServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memex", Version: s.opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_search", Description: `Search the memex archive of past tool outputs, messages and notes (this session, earlier sessions, other agents). Returns hits with their IDs, one-line summaries, a short exact snippet and the token cost of reading each in full. Follow up with memex_read on the IDs you need.`,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolSearch))
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_read", Description: `Read archived entries by ID or alias: the exact bytes as they were archived, never a paraphrase. When the entries do not fit the budget, you get exact windows (lines matching the query, error lines, head and tail) with markers saying which lines were left out and how to get them. A binary entry (not valid UTF-8) reads as a note, or with base64 as the base64 of its bytes from the start, cut to the budget with a marker of the bytes left out.`,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolRead))
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_compress", Description: `Archive what you want to drop from your context and keep its index: your summary (a note) plus blocks, each either given as content or located verbatim in this session's archived transcript by a start, a middle and an end anchor. Returns the ID and alias of every block; cite them in your summary and read them back later with memex_read.`}, said(s.toolCompress))
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_context", Description: `The IndexedSummary of this session (or of a project across sessions and agents): one line per archived entry with its ID, what ran and how it ended, within a token budget. Use it after a compaction or at the start of work to see what is archived and read details with memex_read.`,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolContext))
+	addTool(srv, &mcp.Tool{Name: "memex_search", Description: `Search the memex archive of past tool outputs, messages and notes (this session, earlier sessions, other agents). Returns hits with their IDs, one-line summaries, a short exact snippet and the token cost of reading each in full. Follow up with memex_read on the IDs you need.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolSearch)
+	addTool(srv, &mcp.Tool{Name: "memex_read", Description: `Read archived entries by ID or alias: the exact bytes as they were archived, never a paraphrase. When the entries do not fit the budget, you get exact windows (lines matching the query, error lines, head and tail) with markers saying which lines were left out and how to get them. A binary entry (not valid UTF-8) reads as a note, or with base64 as the base64 of its bytes from the start, cut to the budget with a marker of the bytes left out.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolRead)
+	addTool(srv, &mcp.Tool{Name: "memex_compress", Description: `Archive what you want to drop from your context and keep its index: your summary (a note) plus blocks, each either given as content or located verbatim in this session's archived transcript by a start, a middle and an end anchor. Returns the ID and alias of every block; cite them in your summary and read them back later with memex_read.`}, s.toolCompress)
+	addTool(srv, &mcp.Tool{Name: "memex_context", Description: `The IndexedSummary of this session (or of a project across sessions and agents): one line per archived entry with its ID, what ran and how it ended, within a token budget. Use it after a compaction or at the start of work to see what is archived and read details with memex_read.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolContext)
 	s.addMemoryTools(srv)
 	return srv
 }
@@ -197,17 +197,17 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 	return textResult(b.String()), nil, nil
 }
 
-// said makes a tool's error read as its sentence (memex.Sentence), the
-// words the CLI prints and the HTTP API sends for it, without the context
-// the layers on the way out wrapped it in.
-func said[In any](h mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, any] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+// addTool adds every memex tool to srv, its errors read as their sentence
+// (memex.Sentence), the words the CLI prints and the HTTP API sends for
+// them, without the context the layers on the way out wrapped them in.
+func addTool[In any](srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
+	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		res, out, err := h(ctx, req, in)
 		if err != nil {
 			err = errors.New(memex.Sentence(err))
 		}
 		return res, out, err
-	}
+	})
 }
 
 func oneLine(s string, max int) string {

@@ -83,8 +83,8 @@ type handoffInput struct {
 const handoffDescription = `What earlier sessions (by any agent: Claude Code, Codex, ...) left for this project: their tasks, the notes and decisions, the failures still open, the files most edited (marked when the checkout no longer holds what they showed) and the recent commits, each line with the ID of its evidence. Call it when you start work on a project; read any line's evidence with memex_read.`
 
 func (s *Server) addMemoryTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_handoff", Description: handoffDescription,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolHandoff))
+	addTool(srv, &mcp.Tool{Name: "memex_handoff", Description: handoffDescription,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolHandoff)
 	s.addProceduresTool(srv)
 }
 

@@ -25,8 +25,8 @@ type proceduresInput struct {
 const proceduresDescription = `How this project's tests, build, linters and services are run, learned from the runs of earlier sessions (any agent) that passed: the usual command of each, its steps, and the variants that worked (one package, one test, a flag, an environment variable), each with how often it was seen and passed and the IDs of the runs behind it. Call it before running tests or a build in a project you do not know; read any run with memex_read.`
 
 func (s *Server) addProceduresTool(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "memex_procedures", Description: proceduresDescription,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, said(s.toolProcedures))
+	addTool(srv, &mcp.Tool{Name: "memex_procedures", Description: proceduresDescription,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.toolProcedures)
 }
 
 func (s *Server) toolProcedures(ctx context.Context, _ *mcp.CallToolRequest, in proceduresInput) (*mcp.CallToolResult, any, error) {

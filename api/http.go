@@ -268,14 +268,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, res any, err err
 // parseLines parses A:B, A: or A (1-based, inclusive; to 0 = the end).
 func parseLines(s string) (from, to int64, err error) { return memex.ParseLineRange(s) }
 
+// intParam reads a non-negative integer (def when absent).
 func intParam(r *http.Request, name string, def int) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
+	n, err := signedParam(r, name, def)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s %q: want a non-negative integer: %w", name, v, memex.ErrInvalid)
+		return 0, fmt.Errorf("%s %q: want a non-negative integer: %w", name, r.URL.Query().Get(name), memex.ErrInvalid)
 	}
 	return n, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/memory"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -131,10 +130,6 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	budget, err := intParam(r, "budget", 0)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	if budget < 0 {
-		s.writeError(w, r, fmt.Errorf("budget must be positive: %w", memex.ErrInvalid))
 		return
 	}
 	if err := checkoutParam(q.Get("checkout")); err != nil {

@@ -211,7 +211,7 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	case errors.Is(err, memex.ErrBusy):
 		return true, nil
 	case errors.Is(err, memex.ErrDiskFull):
-		fmt.Fprintf(r.Stderr, "memex hook: %s; spooled in %s until there is room\n", r.Message(err), filepath.Join(r.Home, home.SpoolDir))
+		r.spooledUntilRoom(err)
 		return true, nil
 	}
 	return true, err
@@ -301,8 +301,14 @@ func (r runner) spool(item home.SpoolItem, cause error) error {
 	if err != nil {
 		return fmt.Errorf("%s; not spooled either (%s): dropped", r.Message(cause), r.Message(err))
 	}
-	fmt.Fprintf(r.Stderr, "memex hook: %s; spooled in %s until there is room\n", r.Message(cause), filepath.Join(r.Home, home.SpoolDir))
+	r.spooledUntilRoom(cause)
 	return nil
+}
+
+// spooledUntilRoom says that the store's disk is full (err) and the work
+// waits in the spool.
+func (r runner) spooledUntilRoom(err error) {
+	fmt.Fprintf(r.Stderr, "memex hook: %s; spooled in %s until there is room\n", r.Message(err), filepath.Join(r.Home, home.SpoolDir))
 }
 
 // ingest imports the session's transcript; when the store stays busy

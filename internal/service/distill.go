@@ -59,13 +59,20 @@ func Distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []meme
 // indexed by the next catch-up).
 func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options) (ingest.Report, error) {
 	opts.Policy = Policy
+	rep, _, err := ingestThenDistill(ctx, s, opts, nil, nil)
+	return rep, err
+}
+
+// ingestThenDistill imports as opts says, then distils the sessions that
+// gained entries (Distill with ix and added), unless the import failed.
+func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Options, ix *index.Index, added func(memex.Entry, []byte)) (ingest.Report, memory.UpdateReport, error) {
 	refs := SessionsAdded(&opts)
 	rep, err := ingest.Run(ctx, s, opts)
 	if err != nil {
-		return rep, err
+		return rep, memory.UpdateReport{}, err
 	}
-	_, err = Distill(ctx, s, nil, refs(), nil)
-	return rep, err
+	drep, err := Distill(ctx, s, ix, refs(), added)
+	return rep, drep, err
 }
 
 // DistillRun distils the session of e, a captured tool call just

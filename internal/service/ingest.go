@@ -11,7 +11,6 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/memory"
 )
 
 // importer is the Ingester over a home: memex ingest, POST /v1/ingest
@@ -83,23 +82,17 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 			}
 		}
 	}
-	refs := SessionsAdded(&opts)
-	rep, err := ingest.Run(ctx, s, opts)
-	lessons := 0
-	if err == nil {
-		// Their new lessons are indexed with the rest, but Indexed counts
-		// the imported entries.
-		var (
-			dix   *index.Index
-			added func(memex.Entry, []byte)
-		)
-		if feed != nil {
-			dix, added = ix, feed.Add
-		}
-		var drep memory.UpdateReport
-		drep, err = Distill(ctx, s, dix, refs(), added)
-		lessons = drep.Added
+	// The new lessons are indexed with the rest, but Indexed counts the
+	// imported entries.
+	var (
+		dix   *index.Index
+		added func(memex.Entry, []byte)
+	)
+	if feed != nil {
+		dix, added = ix, feed.Add
 	}
+	rep, drep, err := ingestThenDistill(ctx, s, opts, dix, added)
+	lessons := drep.Added
 	if serr := s.Sync(); err == nil {
 		err = serr
 	}

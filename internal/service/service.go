@@ -55,9 +55,12 @@ func local(h *home.Home, o Options) *api.Local {
 // text fields, attrs included, and its body) to every Add and every
 // Ingest of svc that does not ask for NoRedact; the stored entry's
 // Redacted, and an import's Redacted and RedactedKinds, count the
-// replacements. It is the one place a write is redacted, whatever path
-// it came by: ingest applies the policy an import request carries
-// (api.IngestRequest.Policy), which only this sets.
+// replacements. It is where a write through a Service is redacted (ingest
+// applies the policy an import request carries, api.IngestRequest.Policy,
+// which this sets); what is spooled first went through the same policy
+// on its way to the spool (Policy, PolicyWriter) and is added with
+// NoRedact, and IngestDistilled gives ingest Policy itself: each write is
+// redacted once.
 func Redacting(svc api.Service) api.Service { return redacting{svc} }
 
 type redacting struct{ api.Service }

@@ -150,7 +150,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		Addr: o.addr, TokenFile: o.tokenFile, AllowHosts: o.allowHosts, IngestRoots: o.ingestRoots,
 		EvalDirs: append([]string{evalDir(a.home)}, o.evalDirs...),
 		Formats:  formats, Every: o.ingestEvery,
-		Service: a.serviceOptions(), Checkout: service.CheckoutAt,
+		Service: a.serviceOptions(),
 		Version: version, Logger: a.log, Stderr: a.stderr,
 	})
 }

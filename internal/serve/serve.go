@@ -46,13 +46,11 @@ type Options struct {
 	// background, every Every.
 	Formats []ingest.Format
 	Every   time.Duration
-	// Service are the options of the Services served.
+	// Service are the options of the Services served; their CheckoutAt
+	// is api.Options.Checkout (the server's own directory's for "").
 	Service service.Options
-	// Checkout is api.Options.Checkout: the checkout holding a directory,
-	// the server's own for "".
-	Checkout func(dir string) *deref.Checkout
-	Version  string
-	Logger   *slog.Logger
+	Version string
+	Logger  *slog.Logger
 	// Stderr gets the lines a user reads: a token created, the address
 	// served. Nil discards them.
 	Stderr io.Writer
@@ -126,10 +124,7 @@ func newServer(h *home.Home, o Options, stderr io.Writer) (server, string, strin
 		return server{}, "", "", err
 	}
 	s := h.Store
-	checkout := o.Checkout
-	if checkout == nil {
-		checkout = func(string) *deref.Checkout { return nil }
-	}
+	checkout := o.Service.CheckoutAt
 	viewer, err := web.New(web.Options{Store: s, Catalog: SessionKeys{s}, Index: service.Searcher{Store: s, Index: h.Index},
 		Evals: EvalRuns(o.EvalDirs), Checkout: func() *deref.Checkout { return checkout("") },
 		Version: o.Version, Logger: o.Logger})

@@ -13,6 +13,19 @@ func CheckoutOf(dir string) *deref.Checkout {
 	return deref.NewCheckout(rootOf(dir), ingest.DetectProject(dir))
 }
 
+// CheckoutAt is the checkout holding dir, else Dir's (the default a
+// memory request and a server's api.Options.Checkout fall back on); nil
+// without a directory or without CheckoutOf.
+func (o Options) CheckoutAt(dir string) *deref.Checkout {
+	if dir == "" {
+		dir = o.Dir
+	}
+	if dir == "" || o.CheckoutOf == nil {
+		return nil
+	}
+	return o.CheckoutOf(dir)
+}
+
 // rootOf is the root of the repository holding dir, else dir.
 func rootOf(dir string) string {
 	if root := ingest.RepoRoot(dir); root != "" {

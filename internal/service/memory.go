@@ -43,13 +43,7 @@ func NewMemory(h *home.Home, o Options) Memory {
 
 // checkout is the checkout of dir, else of m.Dir; nil without either.
 func (m Memory) checkout(dir string) *deref.Checkout {
-	if dir == "" {
-		dir = m.Dir
-	}
-	if dir == "" || m.CheckoutOf == nil {
-		return nil
-	}
-	return m.CheckoutOf(dir)
+	return Options{Dir: m.Dir, CheckoutOf: m.CheckoutOf}.CheckoutAt(dir)
 }
 
 // project is p, else the project of the default checkout.

@@ -12,9 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// doctorReport is what memex doctor found (service.Doctor).
-type doctorReport = service.DoctorReport
-
 func (a *app) doctorCommand() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
@@ -53,14 +50,14 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 	return c
 }
 
-func (a *app) doctor(ctx context.Context) doctorReport {
+func (a *app) doctor(ctx context.Context) service.DoctorReport {
 	def, _ := home.Default() // "" when there is no home directory
 	_, c, _ := service.Running(ctx, a.home)
 	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: userMessage,
 		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})
 }
 
-func printDoctor(a *app, rep doctorReport) {
+func printDoctor(a *app, rep service.DoctorReport) {
 	w := a.stdout
 	fmt.Fprintf(w, "memex %s, store in %s\n", rep.Version, rep.Home)
 	if len(rep.Hosts) == 0 {

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/service"
 )
 
 // doctorRun runs memex doctor --json against home and decodes its report.
-func doctorRun(t *testing.T, home string) (doctorReport, result) {
+func doctorRun(t *testing.T, home string) (service.DoctorReport, result) {
 	t.Helper()
 	r := run(t, home, nil, "doctor", "--json")
-	var rep doctorReport
+	var rep service.DoctorReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("doctor --json: %v: %+v", err, r)
 	}
@@ -23,7 +25,7 @@ func doctorRun(t *testing.T, home string) (doctorReport, result) {
 	return rep, r
 }
 
-func hasProblem(rep doctorReport, where, text string) bool {
+func hasProblem(rep service.DoctorReport, where, text string) bool {
 	for _, p := range rep.Problems {
 		if strings.HasPrefix(p.Where, where) && strings.Contains(p.Problem, text) && p.Fix != "" {
 			return true

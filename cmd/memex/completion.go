@@ -62,10 +62,7 @@ func (a *app) addCompletions(root *cobra.Command) {
 			return nil, rest
 		}
 	}
-	formats := make([]string, len(ingest.Formats))
-	for i, f := range ingest.Formats {
-		formats[i] = string(f)
-	}
+	formats := formatNames(ingest.Formats)
 	agents := append(append([]string{}, hosts.Names...), "swe-agent", "mini-swe-agent", "cli")
 	kinds := []string{string(memex.KindTool), string(memex.KindReasoning), string(memex.KindMessage), string(memex.KindNote),
 		string(memex.KindCommit), string(memex.KindTag), string(memex.KindIssue), string(memex.KindPR), string(memex.KindEvent)}

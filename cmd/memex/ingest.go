@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -27,15 +26,12 @@ type ingestOptions struct {
 
 func (a *app) ingestCommand() *cobra.Command {
 	var o ingestOptions
-	names := make([]string, len(ingest.Formats))
-	for i, f := range ingest.Formats {
-		names[i] = string(f)
-	}
+	names := formatList(ingest.Formats)
 	c := &cobra.Command{
 		Use:   "ingest FORMAT [PATH...]",
 		Short: "Import agent transcripts (Claude Code, Codex, Gemini CLI, OpenCode, SWE-agent, ...)",
 		Long: `Import the transcripts agents already write to disk. FORMAT is one of
-` + strings.Join(names, ", ") + ` (auto detects each file).
+` + names + ` (auto detects each file).
 With no PATH, the format's default location: ~/.claude/projects, ~/.codex/sessions and
 ~/.codex/archived_sessions, ~/.gemini/tmp, ~/.local/share/opencode.
 
@@ -90,7 +86,7 @@ default locations on its own machine, and this command prints the same report.`,
   memex ingest git ~/src/api --since 2025-01-01`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("ingest needs a FORMAT (%s)\nUsage: %s", strings.Join(names, ", "), c.UseLine())
+				return usagef("ingest needs a FORMAT (%s)\nUsage: %s", names, c.UseLine())
 			}
 			if _, err := ingest.ParseFormat(args[0]); err != nil {
 				return usagef("%s\nUsage: %s", memex.Sentence(err), c.UseLine())

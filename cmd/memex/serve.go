@@ -119,13 +119,16 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 	return formats, nil
 }
 
-func formatList(fs []ingest.Format) string {
+// formatNames are the names of fs, as FORMAT arguments take them.
+func formatNames(fs []ingest.Format) []string {
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		names[i] = string(f)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
+
+func formatList(fs []ingest.Format) string { return strings.Join(formatNames(fs), ", ") }
 
 func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err := checkAddr(ctx, o.addr); err != nil {

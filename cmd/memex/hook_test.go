@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/internal/testutil"
@@ -184,7 +185,7 @@ func TestHooksEndToEnd(t *testing.T) {
 	checked, shell := 0, 0
 	for _, id := range ids {
 		r := run(t, home, nil, "show", id, "--json")
-		var sj showJSON
+		var sj api.EntryJSON
 		if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil {
 			t.Fatalf("show %s: %v", id, err)
 		}
@@ -321,7 +322,7 @@ func TestCodexHookAndImportArchiveACallOnce(t *testing.T) {
 			post()
 		}
 		r := run(t, home, nil, "show", "call_go1", "--json")
-		var sj showJSON
+		var sj api.EntryJSON
 		if err := json.Unmarshal([]byte(r.stdout), &sj); r.code != 0 || err != nil {
 			t.Fatalf("hook first %v: show call_go1: %+v", hookFirst, r)
 		}

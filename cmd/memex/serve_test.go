@@ -99,7 +99,7 @@ func TestServeRoutesCommands(t *testing.T) {
 		t.Fatalf("show --lines: %q", r.stdout)
 	}
 	r = run(t, home, nil, "show", id, "--json")
-	var sj showJSON
+	var sj api.EntryJSON
 	if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil || sj.Session != "s9" || sj.Exit == nil || *sj.Exit != 1 || sj.ContentBase64 == "" {
 		t.Fatalf("show --json: %v %s", err, r.stdout)
 	}

@@ -122,6 +122,3 @@ func (a *app) noteRedacted(e memex.Entry) {
 		fmt.Fprintf(a.stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", e.ID, memex.RedactedNote(e.Redacted))
 	}
 }
-
-// showJSON is show --json, the same as GET /v1/entries?format=json.
-type showJSON = api.EntryJSON

@@ -83,7 +83,3 @@ func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 	}
 	return nil
 }
-
-// fileProblem is a problem of a file of the home rather than of an entry
-// (Path set, no ID).
-type fileProblem = api.Problem

@@ -31,16 +31,8 @@ func hookPayload(cwd string, i int) []byte {
 	return b
 }
 
-func hookProcess(b *testing.B, home string, payload []byte) time.Duration {
-	d, _ := hookProcessCPU(b, home, payload)
-	return d
-}
-
-// hookProcessCPU runs one hook process and returns its wall and CPU time.
-func hookProcessCPU(b *testing.B, home string, payload []byte) (time.Duration, time.Duration) {
-	return hookProcessCPUOf(b, memexBin, home, payload)
-}
-
+// hookProcessCPUOf runs one hook process of bin and returns its wall and
+// CPU time.
 func hookProcessCPUOf(b *testing.B, bin, home string, payload []byte) (time.Duration, time.Duration) {
 	cmd := exec.Command(bin, "--home", home, "hook", "claude-code", "PostToolUse")
 	cmd.Stdin = bytes.NewReader(payload)

@@ -44,13 +44,9 @@ func (a *app) printStats(st api.Stats, asJSON bool) error {
 	fmt.Fprintf(w, "entries\t%d\n", st.Entries)
 	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
 	fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
-	fmt.Fprintf(w, "raw bytes\t%s\n", human(st.RawBytes))
-	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", human(st.StoredBytes), st.Ratio)
-	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", human(st.DedupSaved), st.Bodies)
-	fmt.Fprintf(w, "on disk\t%s\n", human(st.DiskBytes))
+	fmt.Fprintf(w, "raw bytes\t%s\n", summarize.ByteSize(st.RawBytes))
+	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", summarize.ByteSize(st.StoredBytes), st.Ratio)
+	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", summarize.ByteSize(st.DedupSaved), st.Bodies)
+	fmt.Fprintf(w, "on disk\t%s\n", summarize.ByteSize(st.DiskBytes))
 	return w.Flush()
 }
-
-func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
-
-func human(n int64) string { return summarize.ByteSize(n) }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/spf13/cobra"
 )
 
 // timeValue is a flag that takes a point in time as memex.ParseTime reads
@@ -35,15 +34,4 @@ func sinceText(text string, since time.Time) string {
 		return text
 	}
 	return text + " after:" + since.UTC().Format(time.RFC3339Nano)
-}
-
-// timeFlag is the time a timeValue flag of c was set to (zero when it was
-// not), for the commands that read their flags back by name (serve.go).
-func timeFlag(c *cobra.Command, name string) time.Time {
-	if f := c.Flags().Lookup(name); f != nil {
-		if v, ok := f.Value.(*timeValue); ok {
-			return *v.t
-		}
-	}
-	return time.Time{}
 }

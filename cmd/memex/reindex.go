@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func (a *app) reindexCommand() *cobra.Command {
@@ -50,19 +47,11 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 // progressFunc returns the progress bar of a reindex on a terminal (nil
 // elsewhere, and with --json).
 func (a *app) progressFunc() func(done, total int) {
-	f, ok := a.stderr.(*os.File)
-	if !ok || a.quiet || !term.IsTerminal(int(f.Fd())) {
+	bar := a.progress("reindex", a.quiet)
+	if bar == nil {
 		return nil
 	}
-	var bar *progressbar.ProgressBar
-	return func(done, total int) {
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
-				progressbar.OptionSetDescription("reindex"), progressbar.OptionShowCount(),
-				progressbar.OptionClearOnFinish())
-		}
-		_ = bar.Set(done)
-	}
+	return func(done, total int) { bar(int64(done), int64(total)) }
 }
 
 func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {

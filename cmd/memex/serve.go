@@ -35,7 +35,8 @@ func (a *app) serveCommand() *cobra.Command {
 at / (sessions, replays, entries, search, context at a budget, eval runs: open the
 address in a browser; --eval-dir adds a folder of saved eval runs). The server
 owns the store while it runs: memex add, run, show, search, deref, context, sessions,
-stats, replay, ingest, forget, verify and reindex talk to it through
+stats, replay, ingest, forget, verify, reindex and the memory commands (handoff, stale,
+lessons, procedures, export, distill) talk to it through
 $MEMEX_HOME/serve.addr instead of waiting for the lock (POST /v1/forget, /v1/verify
 and /v1/reindex do the maintenance); eval says the server holds the store. The index is kept up to date in
 the background; with --ingest, so are the hosts' transcripts (incrementally, every

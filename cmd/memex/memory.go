@@ -139,7 +139,8 @@ func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error
 	return nil
 }
 
-// oneLine is s on one line, cut to n bytes.
+// oneLine is s on one line (tabs and newlines as spaces), cut to n runes
+// with "..." at the end when it is longer.
 func oneLine(s string, n int) string {
 	b := []rune(s)
 	out := make([]rune, 0, len(b))

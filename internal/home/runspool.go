@@ -3,7 +3,6 @@ package home
 import (
 	"io"
 	"os"
-	"strings"
 
 	"github.com/memex-archive/memex"
 )
@@ -70,5 +69,5 @@ func (r *RunSpool) Close() {
 func (r *RunSpool) Done() {
 	r.Close()
 	out := r.f.Name()
-	Spooled{Path: strings.TrimSuffix(out, ".out") + ".json", Output: out}.Done()
+	Spooled{Path: runItem(out), Output: out}.Done()
 }

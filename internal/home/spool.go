@@ -92,9 +92,13 @@ func spoolBytes(sp string) int64 {
 // SpoolRun writes (or rewrites) the item of the run whose output is out
 // (a spool/run-*.out file).
 func SpoolRun(out string, item SpoolItem) error {
-	_, err := spoolAs(filepath.Dir(filepath.Dir(out)), strings.TrimSuffix(filepath.Base(out), ".out")+".json", item)
+	_, err := spoolAs(filepath.Dir(filepath.Dir(out)), runItem(filepath.Base(out)), item)
 	return err
 }
+
+// runItem is the item (run-ID.json) beside a run's output (run-ID.out),
+// by name or by path.
+func runItem(out string) string { return strings.TrimSuffix(out, ".out") + ".json" }
 
 func spoolAs(dir, name string, item SpoolItem) (string, error) {
 	sp, err := SpoolPath(dir)
@@ -217,7 +221,7 @@ func ListSpool(dir string) ([]Spooled, error) {
 		switch {
 		case strings.HasPrefix(n, "."):
 		case strings.HasPrefix(n, "run-") && strings.HasSuffix(n, ".out"):
-			if have[strings.TrimSuffix(n, ".out")+".json"] {
+			if have[runItem(n)] {
 				continue // listed with its item
 			}
 			out = append(out, Spooled{Path: filepath.Join(sp, n), Output: filepath.Join(sp, n)})

@@ -280,12 +280,7 @@ func ftsTimes(b *testing.B, sqlite, db string, qs []scaleQuery, rounds int) []ti
 	}
 	var lat []time.Duration
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(sqlite, db)
-		cmd.Stdin = strings.NewReader(sb.String())
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("sqlite3: %v\n%s", err, out)
-		}
+		out := sqlite3(b, sqlite, db, sb.String())
 		lat = lat[:0]
 		for _, m := range sqliteRunTime.FindAllSubmatch(out, -1) {
 			s, _ := strconv.ParseFloat(string(m[1]), 64)
@@ -298,6 +293,18 @@ func ftsTimes(b *testing.B, sqlite, db string, qs []scaleQuery, rounds int) []ti
 	return lat
 }
 
+// sqlite3 runs script in the sqlite3 command on db and returns what it
+// printed.
+func sqlite3(b *testing.B, sqlite, db, script string) []byte {
+	cmd := exec.Command(sqlite, db)
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("sqlite3: %v\n%s", err, out)
+	}
+	return out
+}
+
 var sqliteRunTime = regexp.MustCompile(`Run Time: real ([0-9.]+)`)
 
 // ftsCounts returns each query's number of matches in FTS5.
@@ -306,12 +313,7 @@ func ftsCounts(b *testing.B, sqlite, db string, qs []scaleQuery) []uint64 {
 	for _, q := range qs {
 		fmt.Fprintf(&sb, "SELECT count(*) FROM fts WHERE fts MATCH %s;\n", ftsMatch(q))
 	}
-	cmd := exec.Command(sqlite, db)
-	cmd.Stdin = strings.NewReader(sb.String())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("sqlite3: %v\n%s", err, out)
-	}
+	out := sqlite3(b, sqlite, db, sb.String())
 	var counts []uint64
 	for _, f := range strings.Fields(string(out)) {
 		n, err := strconv.ParseUint(f, 10, 64)

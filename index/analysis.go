@@ -36,7 +36,12 @@ const (
 // Terms are slices of input where the word is plain lower-case, else of a
 // lower-cased copy; emit must not keep them past the life of input nor
 // write to them.
-func scan(input []byte, emit func(term []byte, letters bool)) {
+//
+// piece, when set, is given in the same pass the pieces of every word, in
+// order, as the pair field takes them (see pairsOf): the word's parts, or
+// the word itself when it has one part. A piece is only valid during the
+// call.
+func scan(input []byte, emit func(term []byte, letters bool), piece func([]byte)) {
 	var seen [][]byte // terms of the current word, for emitting each once
 	i := 0
 	for i < len(input) {
@@ -79,19 +84,22 @@ func scan(input []byte, emit func(term []byte, letters bool)) {
 		if i-start > maxRunBytes {
 			// A deep path is looked for by its directories and name.
 			for _, seg := range pathSegments(input[start:i]) {
-				scan(seg, emit)
+				scan(seg, emit, piece)
 			}
 			continue
 		}
 		if simple {
 			if i-start <= maxTermBytes {
 				emit(input[start:i:i], letters)
+				if piece != nil {
+					piece(input[start:i:i])
+				}
 			}
 			continue
 		}
 		if ascii {
 			seen = seen[:0]
-			asciiTerms(input[start:i], func(term []byte) {
+			asciiTerms(input[start:i], piece, func(term []byte) {
 				for _, t := range seen {
 					if bytes.Equal(t, term) {
 						return
@@ -109,6 +117,18 @@ func scan(input []byte, emit func(term []byte, letters bool)) {
 			if len(t) <= maxTermBytes {
 				emit([]byte(t), isAllLetters(t))
 			}
+		}
+		if piece == nil || w.whole == "" {
+			continue
+		}
+		if len(w.parts) == 0 {
+			if len(w.whole) <= maxTermBytes {
+				piece([]byte(w.whole))
+			}
+			continue
+		}
+		for _, pc := range w.parts {
+			piece([]byte(pc))
 		}
 	}
 }
@@ -155,7 +175,7 @@ func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	scan(input, func(term []byte, letters bool) {
 		out = append(out, &analysis.Token{Term: term, Position: len(out) + 1,
 			Type: analysis.AlphaNumeric, KeyWord: !letters})
-	})
+	}, nil)
 	return out
 }
 
@@ -163,8 +183,9 @@ func (codeTokenizer) Tokenize(input []byte) analysis.TokenStream {
 // as the query side stems them, see analyzeTerm) with their frequencies,
 // and the number of terms, which BM25 takes as the field's length. Terms
 // are counted as they are scanned and stemmed once per distinct term, not
-// once per occurrence.
-func termFreqs(text []byte, stem bool) (index.TokenFrequencies, int) {
+// once per occurrence. piece, when set, takes the text's pieces from the
+// same scan (see scan).
+func termFreqs(text []byte, stem bool, piece func([]byte)) (index.TokenFrequencies, int) {
 	guess := len(text)/16 + 1
 	freqs := make(index.TokenFrequencies, guess)
 	slab := make([]index.TokenFreq, 0, guess)
@@ -187,7 +208,7 @@ func termFreqs(text []byte, stem bool) (index.TokenFrequencies, int) {
 		if stem && letters && len(key) > 2 { // Porter keeps words of two letters
 			stemmable = append(stemmable, key)
 		}
-	})
+	}, piece)
 	// Take every term that stems to another out first, then put each back
 	// under its stem: a stem may itself be a term of the text that stems
 	// further (Porter is not idempotent), and must not be stemmed twice.
@@ -250,8 +271,9 @@ var stemFilter = porter.NewPorterStemmer()
 // asciiTerms is wordOf(run).terms() for an ASCII run, without a string per
 // term: every term is a slice of one lower-cased copy of the run (parts,
 // the word without :line and the base name all lie inside the whole).
-// emit may see a term twice; the caller drops repeats.
-func asciiTerms(run []byte, emit func([]byte)) {
+// emit may see a term twice; the caller drops repeats. piece, when set,
+// is given the run's pieces, as scan's.
+func asciiTerms(run []byte, piece, emit func([]byte)) {
 	lo, hi := 0, len(run)
 	for lo < hi && isJoiner(rune(run[lo])) {
 		lo++
@@ -271,8 +293,13 @@ func asciiTerms(run []byte, emit func([]byte)) {
 		low[k] = c
 	}
 	emit(low)
+	parts := false
 	part := func(a, b int) {
 		if a > 0 || b < len(low) {
+			parts = true
+			if piece != nil {
+				piece(low[a:b])
+			}
 			emit(low[a:b])
 		}
 	}
@@ -295,6 +322,9 @@ func asciiTerms(run []byte, emit func([]byte)) {
 			part(seg, k)
 			seg = k
 		}
+	}
+	if !parts && piece != nil && len(low) <= maxTermBytes {
+		piece(low) // one piece, the whole
 	}
 	base := low
 	if b := stripLineSuffix(string(low)); len(b) < len(low) {

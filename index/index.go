@@ -388,16 +388,34 @@ func document(d Doc, before []byte) (*bdoc.Document, error) {
 		summary += "\n" + failedWords
 	}
 	doc := bdoc.NewDocument(e.ID.String())
-	text := func(name string, b []byte, stem bool) {
+	text := func(name string, b []byte, analyze func() (bindex.TokenFrequencies, int)) {
 		if len(b) > 0 {
-			doc.AddField(&field{name: name, opts: bindex.IndexField, size: len(b),
-				analyze: func() (bindex.TokenFrequencies, int) { return termFreqs(b, stem) }})
+			doc.AddField(&field{name: name, opts: bindex.IndexField, size: len(b), analyze: analyze})
 		}
 	}
-	text(fSummary, []byte(summary), true)
-	text(fInput, []byte(e.Input), false)
-	text(fContent, content, true)
-	text(fContext, before, true)
+	stemText := func(b []byte) func() (bindex.TokenFrequencies, int) {
+		return func() (bindex.TokenFrequencies, int) { return termFreqs(b, true, nil) }
+	}
+	// The pairs of the command and the content come of the scans that
+	// count their terms, whichever of their fields bleve analyses first.
+	input := []byte(e.Input)
+	var scanned sync.Once
+	var inputTerms, contentTerms struct {
+		freqs bindex.TokenFrequencies
+		n     int
+	}
+	var pairs *pairSet
+	analyse := func() {
+		scanned.Do(func() {
+			pairs = newPairSet(len(content)/32 + 8)
+			inputTerms.freqs, inputTerms.n = termFreqs(input, false, pairs.pairer().piece)
+			contentTerms.freqs, contentTerms.n = termFreqs(content, true, pairs.pairer().piece)
+		})
+	}
+	text(fSummary, []byte(summary), stemText([]byte(summary)))
+	text(fInput, input, func() (bindex.TokenFrequencies, int) { analyse(); return inputTerms.freqs, inputTerms.n })
+	text(fContent, content, func() (bindex.TokenFrequencies, int) { analyse(); return contentTerms.freqs, contentTerms.n })
+	text(fContext, before, stemText(before))
 	doc.AddField(&field{name: fDef, opts: bindex.IndexField, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {
 			defs := definitions(content)
@@ -412,27 +430,13 @@ func document(d Doc, before []byte) (*bdoc.Document, error) {
 		}})
 	doc.AddField(&field{name: fPair, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {
-			// The texts a phrase is checked against (see checker.one).
-			freqs := make(bindex.TokenFrequencies, len(content)/32+8)
-			var slab []bindex.TokenFreq
-			add := func(t []byte) {
-				if _, ok := freqs[string(t)]; ok {
-					return
-				}
-				if len(slab) == cap(slab) {
-					slab = make([]bindex.TokenFreq, 0, max(64, 2*cap(slab)))
-				}
-				key := string(t)
-				slab = append(slab, bindex.TokenFreq{Term: []byte(key)})
-				freqs[key] = &slab[len(slab)-1]
+			// The texts a phrase is checked against (see checker.one):
+			// the command and the content, then the summaries.
+			analyse()
+			for _, s := range []string{e.Summary, e.AgentSummary} {
+				pairsOf([]byte(s), pairs.add)
 			}
-			for _, s := range []string{e.Summary, e.AgentSummary, e.Input} {
-				if s != "" {
-					pairsOf([]byte(s), add)
-				}
-			}
-			pairsOf(content, add)
-			return freqs, len(freqs)
+			return pairs.freqs, len(pairs.freqs)
 		}})
 	doc.AddField(&field{name: fKey, opts: bindex.IndexField | bindex.SkipFreqNorm, size: 64,
 		analyze: func() (bindex.TokenFrequencies, int) {

@@ -783,7 +783,7 @@ func FuzzTermFreqs(f *testing.F) {
 				want[term]++
 				n++
 			}
-			freqs, length := termFreqs([]byte(s), stem)
+			freqs, length := termFreqs([]byte(s), stem, nil)
 			got := map[string]int{}
 			for term, tf := range freqs {
 				got[term] = tf.Frequency()

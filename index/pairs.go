@@ -1,8 +1,6 @@
 package index
 
-import (
-	"unicode/utf8"
-)
+import bindex "github.com/blevesearch/bleve_index_api"
 
 // The pair field (fPair) holds, for every two pieces that follow each
 // other in an entry's summary, agent summary, command or content and of
@@ -27,11 +25,12 @@ const maxPairBytes = maxTermBytes
 // pairsOf calls add with every pair of adjacent pieces of text of which
 // one is a stop word. A term passed to add is only valid during the call.
 // It gives what pieces(wordsOf(text)) gives, pair by pair (a fuzz test
-// holds this), without a string per word.
+// holds this), without a string per word. A text whose terms are counted
+// too gives its pairs from the same scan (termFreqs with a pairer's
+// piece).
 func pairsOf(text []byte, add func(pair []byte)) {
-	var p pairer
-	p.add = add
-	p.text(text)
+	p := pairer{add: add}
+	scan(text, func([]byte, bool) {}, p.piece)
 }
 
 // pairer carries the previous piece across the words of one text.
@@ -39,7 +38,6 @@ type pairer struct {
 	add  func([]byte)
 	prev []byte // the previous piece (a copy), nil at the start
 	buf  []byte // prev, then " ", then the current piece
-	low  []byte // the lower-cased run
 	has  bool   // prev holds a piece
 	// prevStop says prev is a stop word.
 	prevStop bool
@@ -64,118 +62,30 @@ var maxStopWord = func() int {
 	return n
 }()
 
-func (p *pairer) text(input []byte) {
-	i := 0
-	for i < len(input) {
-		c := input[i]
-		if c < utf8.RuneSelf && !asciiWord[c] {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			if r, n := utf8.DecodeRune(input[i:]); !isWordRune(r) {
-				i += n
-				continue
-			}
-		}
-		start := i
-		ascii := true
-		for i < len(input) {
-			c = input[i]
-			if c < utf8.RuneSelf {
-				if !asciiWord[c] {
-					break
-				}
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRune(input[i:])
-			if !isWordRune(r) {
-				break
-			}
-			ascii = false
-			i += n
-		}
-		p.run(input[start:i], ascii)
-	}
+// pairSet holds the pair terms of an entry, each once.
+type pairSet struct {
+	freqs bindex.TokenFrequencies
+	slab  []bindex.TokenFreq
 }
 
-// run adds the pieces of one run of word characters.
-func (p *pairer) run(run []byte, ascii bool) {
-	if len(run) > maxRunBytes {
-		for _, seg := range pathSegments(run) {
-			p.text(seg)
-		}
-		return
-	}
-	if !ascii {
-		w := wordOf(string(run))
-		if w.whole == "" || len(w.whole) > maxTermBytes && len(w.parts) == 0 {
-			return
-		}
-		if len(w.parts) == 0 {
-			p.piece([]byte(w.whole))
-			return
-		}
-		for _, pc := range w.parts {
-			p.piece([]byte(pc))
-		}
-		return
-	}
-	lo, hi := 0, len(run)
-	for lo < hi && isJoiner(rune(run[lo])) {
-		lo++
-	}
-	for hi > lo && isJoiner(rune(run[hi-1])) {
-		hi--
-	}
-	if lo == hi {
-		return
-	}
-	orig := run[lo:hi]
-	p.low = p.low[:0]
-	for _, c := range orig {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		p.low = append(p.low, c)
-	}
-	// Split at joiners and underscores and at case changes, as splitPieces.
-	var cuts [64][2]int
-	pieces := cuts[:0]
-	seg := -1
-	for k := 0; k <= len(orig); k++ {
-		if k == len(orig) || orig[k] == '_' || isJoiner(rune(orig[k])) {
-			if seg >= 0 {
-				pieces = append(pieces, [2]int{seg, k})
-				seg = -1
-			}
-			continue
-		}
-		if seg < 0 {
-			seg = k
-			continue
-		}
-		prev, cur := orig[k-1], orig[k]
-		if isUpperASCII(cur) && (isLowerASCII(prev) || isDigitASCII(prev)) ||
-			isUpperASCII(prev) && isUpperASCII(cur) && k+1 < len(orig) && isLowerASCII(orig[k+1]) {
-			pieces = append(pieces, [2]int{seg, k})
-			seg = k
-		}
-	}
-	if len(pieces) == 1 && pieces[0] == [2]int{0, len(orig)} {
-		pieces = pieces[:0] // one piece, the whole: no parts
-	}
-	if len(pieces) == 0 {
-		if len(p.low) <= maxTermBytes {
-			p.piece(p.low)
-		}
-		return
-	}
-	for _, c := range pieces {
-		p.piece(p.low[c[0]:c[1]])
-	}
+func newPairSet(guess int) *pairSet {
+	return &pairSet{freqs: make(bindex.TokenFrequencies, guess)}
 }
+
+func (s *pairSet) add(t []byte) {
+	if _, ok := s.freqs[string(t)]; ok {
+		return
+	}
+	if len(s.slab) == cap(s.slab) {
+		s.slab = make([]bindex.TokenFreq, 0, max(64, 2*cap(s.slab)))
+	}
+	key := string(t)
+	s.slab = append(s.slab, bindex.TokenFreq{Term: []byte(key)})
+	s.freqs[key] = &s.slab[len(s.slab)-1]
+}
+
+// pairer is a pairer of one text into s.
+func (s *pairSet) pairer() *pairer { return &pairer{add: s.add} }
 
 // phrasePairs are the pair terms of a phrase: those of its pieces.
 func phrasePairs(ph qphrase) []string {

@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -98,15 +97,6 @@ func mustAdd(t testing.TB, st *archive.Store, e memex.Entry, body string) memex.
 		t.Fatal(err)
 	}
 	return got
-}
-
-func readAll(t *testing.T, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func newBenchServer(b *testing.B) (*Server, *archive.Store) { return newTestServer(b, "", Options{}) }

@@ -59,6 +59,13 @@ func kindOfStatus(status int) error {
 	return nil
 }
 
+// Status is the HTTP status the API answers err with: what the viewer's
+// error pages use too.
+func Status(err error) int {
+	status, _ := classify(err)
+	return status
+}
+
 // Code is the code the HTTP API answers err with ("not_found", "invalid",
 // ..., "internal"): the code memex's --json errors carry too.
 func Code(err error) string {

@@ -198,21 +198,7 @@ func (v *Viewer) render(w http.ResponseWriter, r *http.Request, status int, name
 }
 
 // statusOf maps an error to the status api gives it.
-func statusOf(err error) int {
-	switch {
-	case errors.Is(err, memex.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, memex.ErrInvalid), errors.Is(err, memex.ErrAmbiguous):
-		return http.StatusBadRequest
-	case errors.Is(err, memex.ErrBudgetTooSmall):
-		return http.StatusUnprocessableEntity
-	case errors.Is(err, memex.ErrBusy):
-		return http.StatusServiceUnavailable
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout
-	}
-	return http.StatusInternalServerError
-}
+func statusOf(err error) int { return api.Status(err) }
 
 type errorData struct {
 	Status  int

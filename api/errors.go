@@ -49,14 +49,20 @@ func KindOf(code string) error {
 	return nil
 }
 
-// kindOfStatus is the class of an error answer without memex's JSON.
+// kindOfStatus is the class of an error answer without memex's JSON: the
+// one class errorTable gives that status, or nil when it gives it none or
+// several (a bare 500 from a proxy is not a corrupt store).
 func kindOfStatus(status int) error {
+	var kind error
 	for _, e := range errorTable {
 		if e.status == status {
-			return e.err
+			if kind != nil {
+				return nil
+			}
+			kind = e.err
 		}
 	}
-	return nil
+	return kind
 }
 
 // Status is the HTTP status the API answers err with: what the viewer's

@@ -560,3 +560,19 @@ func TestEmptyContent(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeErrorWithoutJSON(t *testing.T) {
+	// A bare status keeps its class only when one class has that status.
+	if err := DecodeError(404, []byte("404 page not found"), "x"); !errors.Is(err, memex.ErrNotFound) {
+		t.Errorf("bare 404: %v, want not found", err)
+	}
+	if err := DecodeError(503, nil, "x"); !errors.Is(err, memex.ErrBusy) {
+		t.Errorf("bare 503: %v, want busy", err)
+	}
+	err := DecodeError(500, []byte("<html>Internal Server Error</html>"), "x")
+	for _, kind := range []error{memex.ErrCorrupt, memex.ErrSchema} {
+		if errors.Is(err, kind) {
+			t.Errorf("a bare 500 from a proxy is %v: %v", kind, err)
+		}
+	}
+}

@@ -20,7 +20,7 @@ type ingestOptions struct {
 	noIndex  bool
 	quiet    bool
 	json     bool
-	since    string
+	since    time.Time
 	max      int
 }
 
@@ -102,7 +102,7 @@ default locations on its own machine, and this command prints the same report.`,
 	f.BoolVar(&o.noIndex, "no-index", false, "do not index the new entries now")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no per-line warnings")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
-	f.StringVar(&o.since, "since", "", "git: only commits after this date (2024-01-31, an RFC 3339 time, or a duration back from now: 720h)")
+	f.Var(&timeValue{t: &o.since}, "since", "git: only commits after this time: "+memex.TimeForms)
 	f.IntVar(&o.max, "max", 0, "git: at most this many commits, the most recent")
 	return c
 }
@@ -110,21 +110,14 @@ default locations on its own machine, and this command prints the same report.`,
 func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error {
 	ctx := c.Context()
 	format, _ := ingest.ParseFormat(args[0])
-	if (o.since != "" || o.max != 0) && format != ingest.Git {
+	if (!o.since.IsZero() || o.max != 0) && format != ingest.Git {
 		return usagef("--since and --max apply to ingest git only")
 	}
 	if o.max < 0 {
 		return usagef("--max must be a positive number of commits, got %d", o.max)
 	}
 	req := api.IngestRequest{Format: string(format), Paths: args[1:], Project: o.project, NoRedact: o.noRedact,
-		Full: o.full, NoIndex: o.noIndex, Max: o.max}
-	if o.since != "" {
-		t, err := parseSince(o.since, time.Now())
-		if err != nil {
-			return usagef("%v", err)
-		}
-		req.Since = t
-	}
+		Full: o.full, NoIndex: o.noIndex, Max: o.max, Since: o.since}
 	// Ingest writes many entries: commit them without a sync each and sync
 	// once at the end. The write-ahead log keeps order, so a crash loses at
 	// most a suffix of the run, progress records included, and the next
@@ -149,20 +142,6 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 		w.More(len(res.Warnings) + res.MoreWarnings - w.Told())
 	}
 	return a.finishIngest(format, o, res, w)
-}
-
-// parseSince reads --since: a date, an RFC 3339 time, or a duration back
-// from now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--since %q: want a date (2024-01-31), an RFC 3339 time or a duration (720h)", s)
 }
 
 // finishIngest prints the report of an import and the file problems w

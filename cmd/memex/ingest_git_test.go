@@ -19,7 +19,7 @@ func TestIngestGitFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"ingest", "codex", "--max", "2", repo.Dir}, "--since and --max apply to ingest git only"},
-		{[]string{"ingest", "git", "--since", "yesterday", repo.Dir}, `--since "yesterday": want a date`},
+		{[]string{"ingest", "git", "--since", "fortnight", repo.Dir}, `"fortnight" is not a time: want a span back from now`},
 		{[]string{"ingest", "git", "--max", "-1", repo.Dir}, "--max must be a positive number"},
 	} {
 		if r := run(t, home, nil, c.args...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
@@ -27,7 +27,13 @@ func TestIngestGitFlags(t *testing.T) {
 		}
 	}
 	var rep struct{ Commits, Added int }
-	r := run(t, home, nil, "ingest", "git", "--max", "2", "--json", repo.Dir)
+	// --since reads times as every other time flag does (memex.ParseTime):
+	// the commits are dated 2026-03-01, before yesterday.
+	r := run(t, t.TempDir(), nil, "ingest", "git", "--since", "yesterday", "--json", repo.Dir)
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.Commits != 0 {
+		t.Fatalf("--since yesterday: exit %d %+v %v %s", r.code, rep, err, r.stderr)
+	}
+	r = run(t, home, nil, "ingest", "git", "--max", "2", "--json", repo.Dir)
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Commits != 2 || rep.Added != 2 {
 		t.Fatalf("--max 2: %+v %v %s", rep, err, r.stderr)
 	}

@@ -364,7 +364,8 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // free, whole when it fits, else its windows (lines with query words,
 // error lines, head and tail; the head alone when no line holds a query
 // word), until nothing is left; an entry whose body is that of one
-// already shown is passed over. The derefs are brief (deref.Options.Brief):
+// already shown, or lies whole in the query (a file search that printed
+// the path asked for), is passed over. The derefs are brief (deref.Options.Brief):
 // the agent holds each hit's summary from the search, so headers and
 // markers do not repeat it. The IndexedSummary then takes what the derefs
 // left, when that holds at least one of its lines, and goes first. The
@@ -412,6 +413,15 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 				continue
 			}
 			shown[e.Hash] = true
+			// An entry whose whole body is in the query (a file search
+			// that printed the path asked for) holds nothing the agent
+			// did not write itself: its header would only cost lines of
+			// the next one.
+			if held, err := inQuery(ctx, env.Store, e, pc.p.Query); err != nil {
+				return "", 0, err
+			} else if held {
+				continue
+			}
 		}
 		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project, Brief: true})
 		if errors.Is(err, memex.ErrBudgetTooSmall) {
@@ -441,6 +451,20 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		text = headFit(text, budget)
 	}
 	return text, n, nil
+}
+
+// inQuery reports an entry whose body, spaces trimmed, is not empty and
+// occurs in query.
+func inQuery(ctx context.Context, s *archive.Store, e memex.Entry, query string) (bool, error) {
+	if e.Bytes <= 0 || e.Bytes > int64(len(query))+64 {
+		return false, nil
+	}
+	body, err := s.ReadAll(ctx, e.ID)
+	if err != nil {
+		return false, err
+	}
+	b := strings.TrimSpace(string(body))
+	return b != "" && strings.Contains(query, b), nil
 }
 
 // pickFromSummary ranks summary lines by the query words they contain

@@ -567,3 +567,65 @@ func TestMemexShowsAnOutputOnce(t *testing.T) {
 		t.Errorf("%d derefs, the repeated output %d times, answer shown %v:\n%s", n, c, strings.Contains(text, pc.p.Answer), text)
 	}
 }
+
+// TestMemexPassesOverAnEntryTheQueryHolds: a file search whose whole
+// output is the path asked for ranks among the hits for that path, and
+// its header and line cost the lines of the file read after it; the agent
+// wrote those bytes itself, so memex gives them to the read.
+func TestMemexPassesOverAnEntryTheQueryHolds(t *testing.T) {
+	env := openEnv(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const path = "/home/dev/shop/src/report_totals.py"
+	var file strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&file, "%4d→    total_%d = sum(row.amount for row in rows_%d)\n", i+1, i, i)
+	}
+	add := func(i int, tool, input, body string) memex.ID {
+		e := memex.Entry{Project: "p", Session: "s", Agent: "test", Kind: memex.KindTool, Tool: tool,
+			Input: input, Summary: tool + ": " + input, Exit: memex.IntPtr(0), Created: t0.Add(time.Duration(i) * time.Second)}
+		id, err := env.Store.Add(ctx, e, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id.ID
+	}
+	read := add(0, "Read", path, file.String())
+	glob := add(1, "Glob", "**/report_totals.py", path+"\n")
+	add(2, "Bash", "ls", "README\n")
+	catchUp(t, env)
+	steps, err := loadSession(ctx, env.Store, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := "total_60 = sum(row.amount for row in rows_60)"
+	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: path, Answer: answer}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
+	if len(pc.hits) != 2 {
+		t.Fatalf("%d hits, want the read and the search", len(pc.hits))
+	}
+	// The search first, as it ranks on Claude Code's transcripts (its
+	// body is short and all path).
+	if pc.hits[0].ID != glob {
+		pc.hits[0], pc.hits[1] = pc.hits[1], pc.hits[0]
+	}
+	// Room for the read's head through the answer with its header and
+	// marker, not for the search's header and line besides.
+	through := file.String()[:strings.Index(file.String(), answer)+len(answer)+1]
+	budget := summarize.CountString(through) + 45
+	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize.CountString(text); got > budget {
+		t.Fatalf("used %d of %d", got, budget)
+	}
+	if strings.Contains(text, glob.String()) || !strings.Contains(text, read.String()) || n != 1 || !strings.Contains(text, answer) {
+		t.Errorf("%d derefs, search shown %v, answer shown %v:\n%s", n, strings.Contains(text, glob.String()), strings.Contains(text, answer), text)
+	}
+}

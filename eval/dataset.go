@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +159,7 @@ func longMemEvalItem(dec *json.Decoder, _ int) (Dataset, error) {
 	return Dataset{Haystacks: []Haystack{h}, Questions: []Question{q}}, nil
 }
 
-var locomoSession = regexp.MustCompile(`^session_(\d+)$`)
+var locomoSession = lazyRE(`^session_(\d+)$`)
 
 func loCoMoItem(dec *json.Decoder, n int) (Dataset, error) {
 	var it struct {
@@ -183,7 +182,7 @@ func loCoMoItem(dec *json.Decoder, n int) (Dataset, error) {
 	h := Haystack{ID: id, Turns: map[string][]Turn{}}
 	var nums []int
 	for k := range it.Conversation {
-		if m := locomoSession.FindStringSubmatch(k); m != nil {
+		if m := locomoSession().FindStringSubmatch(k); m != nil {
 			v, _ := strconv.Atoi(m[1])
 			nums = append(nums, v)
 		}

@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,11 +189,11 @@ func stepIndex(_ []step, at string) int {
 }
 
 var (
-	errorLine = regexp.MustCompile(`(?i)(error|exception|fail|not found|no such|cannot|can't|invalid|denied|unexpected|traceback)`)
-	readPath  = regexp.MustCompile(`· read (\S+)`)
-	editPath  = regexp.MustCompile(`· edited (\S+)`)
+	errorLine = lazyRE(`(?i)(error|exception|fail|not found|no such|cannot|can't|invalid|denied|unexpected|traceback)`)
+	readPath  = lazyRE(`· read (\S+)`)
+	editPath  = lazyRE(`· edited (\S+)`)
 	// nlPrefix is the line number `nl -ba` and `cat -n` put before a line.
-	nlPrefix = regexp.MustCompile(`^\s*\d+\t`)
+	nlPrefix = lazyRE(`^\s*\d+\t`)
 )
 
 // distinctive reports whether a (trimmed) line can serve as an answer: long
@@ -269,19 +268,19 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 	// (s/OLD/NEW/ matches it, or N,Mc / N,Md covers its number), or one
 	// whose neighbours a later read still shows but which it no longer has.
 	for e, st := range steps {
-		m := editPath.FindStringSubmatch(st.e.Summary)
+		m := editPath().FindStringSubmatch(st.e.Summary)
 		if !on[KindEdit] || m == nil || e+1 >= n || count[KindEdit] >= per {
 			continue
 		}
 		path := m[1]
 		before, after := -1, -1
 		for k := e - 1; k >= 0 && before < 0; k-- {
-			if rm := readPath.FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
+			if rm := readPath().FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
 				before = k
 			}
 		}
 		for k := e + 1; k < n && after < 0; k++ {
-			if rm := readPath.FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
+			if rm := readPath().FindStringSubmatch(steps[k].e.Summary); rm != nil && rm[1] == path {
 				after = k
 			}
 		}
@@ -298,9 +297,9 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 		if after >= 0 {
 			now := lineSet(steps[after].body, true)
 			for k := 1; k+1 < len(orig); k++ {
-				l := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k], ""))
-				prev := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k-1], ""))
-				next := strings.TrimSpace(nlPrefix.ReplaceAllString(orig[k+1], ""))
+				l := strings.TrimSpace(nlPrefix().ReplaceAllString(orig[k], ""))
+				prev := strings.TrimSpace(nlPrefix().ReplaceAllString(orig[k-1], ""))
+				next := strings.TrimSpace(nlPrefix().ReplaceAllString(orig[k+1], ""))
 				if prev != "" && next != "" && now[prev] && now[next] && !now[l] && answer(l, path) && !slices.Contains(cands, l) {
 					cands = append(cands, l)
 				}
@@ -341,7 +340,7 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 		lines := strings.Split(st.body, "\n")
 		for k := len(lines) - 1; k >= 0; k-- {
 			l := strings.TrimSpace(lines[k])
-			if errorLine.MatchString(l) && answer(l, query) {
+			if errorLine().MatchString(l) && answer(l, query) {
 				add(KindFailure, i, later(i), query, l, count)
 				break
 			}
@@ -375,14 +374,14 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 	// read: a file read whose content the agent needs later; the answer
 	// is a line of it, the query the file's path.
 	for i, st := range steps {
-		m := readPath.FindStringSubmatch(st.e.Summary)
+		m := readPath().FindStringSubmatch(st.e.Summary)
 		if !on[KindRead] || m == nil || i+1 >= n-1 || count[KindRead] >= per {
 			continue
 		}
 		var cands []string
 		for _, l := range strings.Split(st.body, "\n") {
-			l = strings.TrimSpace(nlPrefix.ReplaceAllString(readNumber.ReplaceAllString(l, ""), ""))
-			if answer(l, m[1]) && !errorLine.MatchString(l) {
+			l = strings.TrimSpace(nlPrefix().ReplaceAllString(readNumber().ReplaceAllString(l, ""), ""))
+			if answer(l, m[1]) && !errorLine().MatchString(l) {
 				cands = append(cands, l)
 			}
 		}
@@ -396,7 +395,7 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 
 // readNumber is the line number Claude Code's Read puts before a line
 // ("    12→").
-var readNumber = regexp.MustCompile(`^\s*\d+→`)
+var readNumber = lazyRE(`^\s*\d+→`)
 
 // askedAs is how an agent names a tool call when it searches for it: a
 // shell command as it was typed; a structured call (a JSON object of
@@ -420,7 +419,7 @@ func askedAs(e memex.Entry) string {
 }
 
 // grepCommand finds the pattern of a grep or rg command line.
-var grepCommand = regexp.MustCompile(`(?:^|[|;&]\s*)(?:grep|rg|egrep)\s+(?:-\S+\s+)*(?:'([^']+)'|"([^"]+)"|([^\s|;&'"-][^\s|;&]*))`)
+var grepCommand = lazyRE(`(?:^|[|;&]\s*)(?:grep|rg|egrep)\s+(?:-\S+\s+)*(?:'([^']+)'|"([^"]+)"|([^\s|;&'"-][^\s|;&]*))`)
 
 // grepPattern is what a search of files looked for: the pattern argument
 // of a Grep tool, or of a grep or rg command.
@@ -435,18 +434,18 @@ func grepPattern(e memex.Entry) (string, bool) {
 		}
 		return "", false
 	}
-	if m := grepCommand.FindStringSubmatch(in); m != nil {
+	if m := grepCommand().FindStringSubmatch(in); m != nil {
 		return m[1] + m[2] + m[3], true
 	}
 	return "", false
 }
 
 var (
-	sedScript = regexp.MustCompile(`sed\s+-i(?:\.\w+)?\s+(?:-e\s+)?(?:'([^']*)'|"([^"]*)")`)
-	readRange = regexp.MustCompile(`· read \S+?(?::| \((?:lines (\d+)-\d+|first \d+ lines)\))`)
-	sedLines  = regexp.MustCompile(`^(\d+)(?:,(\d+))?[cd]`)
-	sedAddr   = regexp.MustCompile(`^(?:(\d+)(?:,(\d+))?)?s(.)`)
-	nlNumber  = regexp.MustCompile(`^\s*(\d+)\t`)
+	sedScript = lazyRE(`sed\s+-i(?:\.\w+)?\s+(?:-e\s+)?(?:'([^']*)'|"([^"]*)")`)
+	readRange = lazyRE(`· read \S+?(?::| \((?:lines (\d+)-\d+|first \d+ lines)\))`)
+	sedLines  = lazyRE(`^(\d+)(?:,(\d+))?[cd]`)
+	sedAddr   = lazyRE(`^(?:(\d+)(?:,(\d+))?)?s(.)`)
+	nlNumber  = lazyRE(`^\s*(\d+)\t`)
 )
 
 // sedChanged returns the trimmed lines of a read (numbers stripped) that
@@ -454,7 +453,7 @@ var (
 // [N[,M]]s/OLD/NEW/ with a literal OLD and N[,M]c / N[,M]d on a read with
 // line numbers; anything else yields nothing rather than a guess.
 func sedChanged(input, readSummary string, read []string) []string {
-	m := sedScript.FindStringSubmatch(input)
+	m := sedScript().FindStringSubmatch(input)
 	if m == nil {
 		return nil
 	}
@@ -463,7 +462,7 @@ func sedChanged(input, readSummary string, read []string) []string {
 	// summary says it starts (the whole file and a head start at 1), its
 	// first line being the one after the <output> wrapper when present.
 	first := 0
-	if rm := readRange.FindStringSubmatch(readSummary); rm != nil {
+	if rm := readRange().FindStringSubmatch(readSummary); rm != nil {
 		first = 1
 		if rm[1] != "" {
 			first, _ = strconv.Atoi(rm[1])
@@ -477,12 +476,12 @@ func sedChanged(input, readSummary string, read []string) []string {
 	lines := make([]line, 0, len(read))
 	for i, l := range read {
 		num := 0
-		if nm := nlNumber.FindStringSubmatch(l); nm != nil {
+		if nm := nlNumber().FindStringSubmatch(l); nm != nil {
 			num, _ = strconv.Atoi(nm[1])
 		} else if first > 0 && i >= start {
 			num = first + i - start
 		}
-		lines = append(lines, line{num, strings.TrimSpace(nlPrefix.ReplaceAllString(l, ""))})
+		lines = append(lines, line{num, strings.TrimSpace(nlPrefix().ReplaceAllString(l, ""))})
 	}
 	inRange := func(num int, from, to string) bool {
 		if from == "" {
@@ -496,7 +495,7 @@ func sedChanged(input, readSummary string, read []string) []string {
 		return num >= lo && num <= hi
 	}
 	var out []string
-	if lm := sedLines.FindStringSubmatch(script); lm != nil {
+	if lm := sedLines().FindStringSubmatch(script); lm != nil {
 		for _, l := range lines {
 			if l.num > 0 && inRange(l.num, lm[1], lm[2]) && l.text != "" {
 				out = append(out, l.text)
@@ -504,7 +503,7 @@ func sedChanged(input, readSummary string, read []string) []string {
 		}
 		return out
 	}
-	am := sedAddr.FindStringSubmatch(script)
+	am := sedAddr().FindStringSubmatch(script)
 	if am == nil {
 		return nil
 	}
@@ -549,7 +548,7 @@ func lineSet(body string, stripNumbers bool) map[string]bool {
 	set := map[string]bool{}
 	for _, l := range strings.Split(body, "\n") {
 		if stripNumbers {
-			l = nlPrefix.ReplaceAllString(l, "")
+			l = nlPrefix().ReplaceAllString(l, "")
 		}
 		set[strings.TrimSpace(l)] = true
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -380,7 +379,7 @@ func imageRef(b *ccBlock) string {
 	return "[image: " + b.Source.MediaType + ", " + strconv.Itoa(n) + " bytes]"
 }
 
-var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
+var exitCodeRE = lazyRE(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
 
 // ClaudeExit is a Claude Code tool result's exit status, for the
 // transcript's tool_result and a hook's tool_response alike. The host marks a failure
@@ -395,7 +394,7 @@ var exitCodeRE = regexp.MustCompile(`^(?:Exit code|exit code|Exit status) (-?\d+
 // build that leaves it out. Otherwise the status is unknown.
 func ClaudeExit(isError *bool, tur json.RawMessage, body string) *int {
 	if isError != nil && *isError {
-		if m := exitCodeRE.FindStringSubmatch(body); m != nil {
+		if m := exitCodeRE().FindStringSubmatch(body); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return memex.IntPtr(n)
 			}
@@ -474,7 +473,7 @@ func claudeSpillDir(p string) string {
 	return filepath.Join(dir, sessionFromPath(p), "tool-results")
 }
 
-var savedToRE = regexp.MustCompile(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
+var savedToRE = lazyRE(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
 
 // readSpilled finds the full output of a tool call whose result the host
 // replaced by a preview: the path named in the preview, looked up by base
@@ -482,7 +481,7 @@ var savedToRE = regexp.MustCompile(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
 // from another machine), or a file named after the tool_use id.
 func readSpilled(dir, toolUseID, preview string) (string, string, bool) {
 	var candidates []string
-	if m := savedToRE.FindStringSubmatch(preview); m != nil {
+	if m := savedToRE().FindStringSubmatch(preview); m != nil {
 		name := filepath.Base(strings.TrimRight(m[1], ".,;)"))
 		candidates = append(candidates, filepath.Join(dir, name))
 	}

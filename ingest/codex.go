@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,7 +37,7 @@ type codexPayload struct {
 	Model     string          `json:"model"`
 }
 
-var codexThreadRE = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+var codexThreadRE = lazyRE(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
 
 // codexIgnored are event_msg and response_item types that duplicate what
 // is archived from elsewhere, or carry no content.
@@ -56,7 +55,7 @@ var codexIgnored = map[string]bool{
 func parseCodex(ctx context.Context, s *source) error {
 	thread := s.st.Session
 	if thread == "" {
-		if m := codexThreadRE.FindAllString(sessionFromPath(s.path), -1); len(m) > 0 {
+		if m := codexThreadRE().FindAllString(sessionFromPath(s.path), -1); len(m) > 0 {
 			thread = m[len(m)-1]
 		} else {
 			thread = sessionFromPath(s.path)
@@ -271,7 +270,7 @@ func codexText(raw json.RawMessage) string {
 	return strings.Join(out, "\n")
 }
 
-var codexExitRE = regexp.MustCompile(`(?m)^(?:Exit code|Process exited with code):? (-?\d+)`)
+var codexExitRE = lazyRE(`(?m)^(?:Exit code|Process exited with code):? (-?\d+)`)
 
 // CodexOutput is the text of a Codex tool output as the model saw it, and
 // the exit status when the output states one: for a rollout's
@@ -301,7 +300,7 @@ func CodexOutput(raw json.RawMessage) (string, *int) {
 		// The model saw the whole JSON string; keep it, take the status.
 		return s, old.Metadata.ExitCode
 	}
-	if m := codexExitRE.FindStringSubmatch(s); m != nil {
+	if m := codexExitRE().FindStringSubmatch(s); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return s, memex.IntPtr(n)
 		}

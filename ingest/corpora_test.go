@@ -189,7 +189,7 @@ func TestSWECorpora(t *testing.T) {
 		for i := 0; i+1 < len(tr.Messages); i++ {
 			m := tr.Messages[i]
 			c := anyText(m.Content)
-			if m.Role != "assistant" || len(bashBlockRE.FindAllString(c, -1)) != 1 {
+			if m.Role != "assistant" || len(bashBlockRE().FindAllString(c, -1)) != 1 {
 				continue
 			}
 			next := anyText(tr.Messages[i+1].Content)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -149,7 +148,7 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-var geminiExitRE = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)`)
+var geminiExitRE = lazyRE(`(?m)^Exit Code: (-?\d+)`)
 
 // parseGemini reads a Gemini CLI session: messages of the user and the
 // model, the model's thoughts as reasoning, each finished tool call with
@@ -286,7 +285,7 @@ func nonEmptyStrings(ss ...string) []string {
 // geminiExit is a finished tool call's exit status: the shell's exit code
 // when its result states one, else 0 for success and 1 for an error.
 func geminiExit(status, body string) *int {
-	if m := geminiExitRE.FindStringSubmatch(body); m != nil {
+	if m := geminiExitRE().FindStringSubmatch(body); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return memex.IntPtr(n)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -35,8 +34,8 @@ type mswTraj struct {
 }
 
 var (
-	bashBlockRE  = regexp.MustCompile("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n?```")
-	returnCodeRE = regexp.MustCompile(`<returncode>(-?\d+)</returncode>`)
+	bashBlockRE  = lazyRE("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n?```")
+	returnCodeRE = lazyRE(`<returncode>(-?\d+)</returncode>`)
 )
 
 // parseMiniSWE reads a mini-swe-agent .traj.json: the task (first user
@@ -101,7 +100,7 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 			}
 			s.emit(Record{Entry: e, Body: []byte(content), Key: key(i, "")})
 		case "assistant":
-			blocks := bashBlockRE.FindAllStringSubmatchIndex(content, -1)
+			blocks := bashBlockRE().FindAllStringSubmatchIndex(content, -1)
 			thought := content
 			if len(blocks) > 0 {
 				thought = strings.TrimSpace(content[:blocks[0][0]])
@@ -125,7 +124,7 @@ func parseMiniSWE(ctx context.Context, s *source) error {
 			var body []byte
 			if i+1 < len(msgs) && msgs[i+1].Role == "user" {
 				obs := anyText(msgs[i+1].Content)
-				if rc := returnCodeRE.FindStringSubmatch(obs); rc != nil {
+				if rc := returnCodeRE().FindStringSubmatch(obs); rc != nil {
 					if n, err := strconv.Atoi(rc[1]); err == nil {
 						e.Exit = memex.IntPtr(n)
 					}

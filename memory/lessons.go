@@ -3,7 +3,6 @@ package memory
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -576,18 +575,18 @@ func runOutcome(e memex.Entry, c Command) outcome {
 			return outcomeFailed // a test run whose failures a pipe hid
 		}
 		return outcomePassed
-	case deref.Failed(e), reNoProgram.MatchString(e.Summary):
+	case deref.Failed(e), reNoProgram().MatchString(e.Summary):
 		return outcomeFailed // no exit status recorded (SWE-agent): what the output says
-	case c.Family != "" && rePassed.MatchString(e.Summary):
+	case c.Family != "" && rePassed().MatchString(e.Summary):
 		return outcomePassed
 	}
 	return outcomeUnknown
 }
 
 // reNoProgram is a shell's word for a program it could not run.
-var reNoProgram = regexp.MustCompile(`: command not found|: No such file or directory|: Permission denied`)
+var reNoProgram = lazyRE(`: command not found|: No such file or directory|: Permission denied`)
 
-var rePassed = regexp.MustCompile(`\b\d+ passed\b|\bOK\b|\bok\b|\bPASS\b|\bsucceeded\b|\bBuild succeeded\b`)
+var rePassed = lazyRE(`\b\d+ passed\b|\bOK\b|\bok\b|\bPASS\b|\bsucceeded\b|\bBuild succeeded\b`)
 
 // editsOf lists the files an entry edited: an edit tool's file, a patch's
 // files, sed -i and redirections of a shell command, and the files a
@@ -617,7 +616,7 @@ func editsOf(e memex.Entry, c Command, isRun bool, scripts map[string][]string) 
 		}
 		return out
 	}
-	for _, m := range reEdited.FindAllStringSubmatch(e.Summary, -1) {
+	for _, m := range reEdited().FindAllStringSubmatch(e.Summary, -1) {
 		add(m[1])
 	}
 	for _, w := range append([][]string{c.Words}, c.Others...) {
@@ -636,7 +635,7 @@ func editsOf(e memex.Entry, c Command, isRun bool, scripts map[string][]string) 
 	return out
 }
 
-var reEdited = regexp.MustCompile(`(?:^|· )(?:edited|wrote|created) (\S+)`)
+var reEdited = lazyRE(`(?:^|· )(?:edited|wrote|created) (\S+)`)
 
 func hasPrefixWord(ws []string, p string) bool {
 	for _, w := range ws {
@@ -664,7 +663,7 @@ func patchFiles(input string) []string {
 }
 
 // reQuotedPath finds the file paths a script names in string literals.
-var reQuotedPath = regexp.MustCompile(`['"]([\w./-]+\.[A-Za-z]{1,5})['"]`)
+var reQuotedPath = lazyRE(`['"]([\w./-]+\.[A-Za-z]{1,5})['"]`)
 
 // scriptWrites reads a heredoc that writes a script ("cat <<'EOF' >
 // fix.py"): its file, and the files its text names in string literals
@@ -693,7 +692,7 @@ func scriptWrites(input string) (string, []string) {
 	}
 	var files []string
 	seen := map[string]bool{target: true}
-	for _, m := range reQuotedPath.FindAllStringSubmatch(body, -1) {
+	for _, m := range reQuotedPath().FindAllStringSubmatch(body, -1) {
 		p := m[1]
 		if !seen[p] && strings.Contains(p, "/") {
 			seen[p] = true
@@ -778,13 +777,13 @@ func errorOf(e memex.Entry) string {
 		switch {
 		case i == 0 && e.Tool != "" && strings.HasPrefix(p, e.Tool+":"):
 			continue
-		case reExit.MatchString(p), reLines.MatchString(p):
+		case reExit().MatchString(p), reLines().MatchString(p):
 			continue
 		}
 		keep = append(keep, p)
 	}
 	out := strings.Join(keep, " · ")
-	if i := strings.Index(out, "; "); i >= 0 && reCounts.MatchString(out[:i]) {
+	if i := strings.Index(out, "; "); i >= 0 && reCounts().MatchString(out[:i]) {
 		out = out[i+2:]
 	}
 	if out == "" && e.Exit != nil {
@@ -794,18 +793,18 @@ func errorOf(e memex.Entry) string {
 }
 
 var (
-	reExit   = regexp.MustCompile(`^exit -?\d+$`)
-	reLines  = regexp.MustCompile(`^\d+ lines?$`)
-	reCounts = regexp.MustCompile(`\d+ (failed|passed|errors?|tests?)|FAILED|tests:`)
-	reNumber = regexp.MustCompile(`0x[0-9a-fA-F]+|\d+`)
-	reTmp    = regexp.MustCompile(`/tmp/[^\s:'"]+|/var/folders/[^\s:'"]+`)
+	reExit   = lazyRE(`^exit -?\d+$`)
+	reLines  = lazyRE(`^\d+ lines?$`)
+	reCounts = lazyRE(`\d+ (failed|passed|errors?|tests?)|FAILED|tests:`)
+	reNumber = lazyRE(`0x[0-9a-fA-F]+|\d+`)
+	reTmp    = lazyRE(`/tmp/[^\s:'"]+|/var/folders/[^\s:'"]+`)
 )
 
 // signature is an error with what changes between runs of the same
 // failure blanked: numbers, addresses, temporary paths.
 func signature(err string) string {
-	s := reTmp.ReplaceAllString(err, "/tmp/_")
-	s = reNumber.ReplaceAllString(s, "#")
+	s := reTmp().ReplaceAllString(err, "/tmp/_")
+	s = reNumber().ReplaceAllString(s, "#")
 	s = strings.TrimSuffix(s, "…")
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }

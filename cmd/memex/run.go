@@ -4,11 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -87,61 +82,23 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		e.Aliases = []string{o.alias}
 	}
 	fillDefaults(&e)
-	// The output is spooled, redacted as it is written (the raw bytes
-	// reach the terminal only), beside the entry it belongs to: a run
-	// killed before it archives, or refused by a busy store, is archived
-	// by the next memex process that writes (drainRun).
-	spool, err := home.StartRun(a.home)
-	if err != nil {
-		return err
+	run := service.Command{Args: args, Stdin: a.stdin, Redact: !o.noRedact}
+	if !o.quiet {
+		run.Live = a.stdout
+		if o.json {
+			run.Live = a.stderr
+		}
 	}
-	defer spool.Close() // what is not archived stays spooled
-	toSpool, spooled := service.PolicyWriter(spool, &e, !o.noRedact)
-	if err := spool.Save(&e); err != nil {
-		spool.Done()
-		return err
-	}
-
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin = a.stdin
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		spool.Done()
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		spool.Done()
+	ran, err := service.Exec(a.home, &e, run)
+	if errors.Is(err, service.ErrNotStarted) {
 		fmt.Fprintf(a.stderr, "memex: run: %v\n", err)
-		return &exitStatus{code: 127}
+		return &exitStatus{code: ran.Exit}
 	}
-	pw.Close()
-	stopForwarding := forwardSignals(cmd.Process)
-	var sink io.Writer = toSpool
-	if !o.quiet && !o.json {
-		sink = io.MultiWriter(toSpool, a.stdout)
-	} else if !o.quiet {
-		sink = io.MultiWriter(toSpool, a.stderr)
-	}
-	_, copyErr := io.Copy(sink, pr)
-	pr.Close()
-	spoolErr := spooled()
-	waitErr := cmd.Wait()
-	stopForwarding()
-	code := exitCodeOf(cmd.ProcessState, waitErr)
-	if copyErr == nil {
-		copyErr = spoolErr
-	}
-	e.Exit = memex.IntPtr(code)
-	if copyErr != nil {
-		return fmt.Errorf("run: spool output to %s: %w", spool.Path(), copyErr)
-	}
-	body, err := spool.Finish(&e)
 	if err != nil {
 		return err
 	}
+	defer ran.Spool.Close() // what is not archived stays spooled
+	code := ran.Exit
 
 	// The command's result must not be lost to an interrupt that arrived
 	// while it ran: archive with a context of its own, through a running
@@ -151,16 +108,16 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	var svc api.Service
 	if svc, err = a.service(actx, home.Options{}); err == nil {
 		var got memex.Entry
-		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: body, NoRedact: true}); err == nil {
+		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: ran.Body, NoRedact: true}); err == nil {
 			got.Redacted = e.Redacted
 			e = got
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", spool.Path(), userMessage(err))
+		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), userMessage(err))
 		return &exitStatus{code: code}
 	}
-	spool.Done()
+	ran.Spool.Done()
 	a.noteReplaced(e.Redacted)
 	if o.json {
 		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
@@ -176,46 +133,4 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
 	}
 	return &exitStatus{code: code}
-}
-
-// forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to
-// the command while it runs, so that a supervisor stopping memex by its
-// PID stops the command too, and its output and status (128+N) are still
-// archived. A Ctrl-C typed at the terminal already reached the command
-// (the terminal signals the whole foreground process group), so SIGINT is
-// not sent twice then. The returned func stops forwarding.
-func forwardSignals(p *os.Process) func() {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for sig := range sigs {
-			if sig == syscall.SIGINT && terminalSignalsUs() {
-				continue
-			}
-			_ = p.Signal(sig)
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(sigs)
-		<-done
-	}
-}
-
-// exitCodeOf is the shell's view of a finished process: its exit status,
-// or 128+N when signal N killed it.
-func exitCodeOf(ps *os.ProcessState, err error) int {
-	if ps == nil {
-		return 1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) || err == nil {
-		return ps.ExitCode()
-	}
-	return 1
 }

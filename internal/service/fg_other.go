@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package service
 
 // terminalSignalsUs: without process groups to ask about, a signal is
 // always forwarded.

@@ -1,0 +1,143 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/home"
+)
+
+// Command is a command memex run runs and archives.
+type Command struct {
+	Args   []string  // the command and its arguments
+	Stdin  io.Reader // the command's stdin
+	Live   io.Writer // where its output is shown as it comes; nil: nowhere
+	Redact bool      // apply the write policy to the output as it is spooled
+}
+
+// Ran is a command that ran: its exit status and its output, spooled.
+type Ran struct {
+	Exit  int
+	Body  io.Reader      // the output, to archive
+	Spool *home.RunSpool // Done once the output is archived; Close leaves it for the next writer
+}
+
+// ErrNotStarted is a command that could not be started (not found, not
+// executable): the shell's status 127.
+var ErrNotStarted = errors.New("command not started")
+
+// notStarted is ErrNotStarted with the reason its command gave.
+type notStarted struct{ err error }
+
+func (n notStarted) Error() string        { return n.err.Error() }
+func (n notStarted) Is(target error) bool { return target == ErrNotStarted }
+func (n notStarted) Unwrap() error        { return n.err }
+
+// Exec runs c with its combined stdout and stderr spooled under dir beside
+// e, redacted as they are written (the raw bytes reach c.Live only), and
+// the signals SIGINT, SIGTERM and SIGHUP sent to memex passed on to it. A
+// run killed before it is archived, or refused by a busy store, is
+// archived by the next memex process that writes (DrainSpool). e gets the
+// exit status, 128+N for signal N.
+//
+// A command that does not start is ErrNotStarted, with nothing left
+// spooled.
+func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
+	spool, err := home.StartRun(dir)
+	if err != nil {
+		return Ran{}, err
+	}
+	toSpool, spooled := PolicyWriter(spool, e, c.Redact)
+	if err := spool.Save(e); err != nil {
+		spool.Done()
+		return Ran{}, err
+	}
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	cmd.Stdin = c.Stdin
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		spool.Done()
+		return Ran{}, err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		spool.Done()
+		return Ran{Exit: 127}, notStarted{err}
+	}
+	pw.Close()
+	stopForwarding := forwardSignals(cmd.Process)
+	var sink io.Writer = toSpool
+	if c.Live != nil {
+		sink = io.MultiWriter(toSpool, c.Live)
+	}
+	_, copyErr := io.Copy(sink, pr)
+	pr.Close()
+	spoolErr := spooled()
+	waitErr := cmd.Wait()
+	stopForwarding()
+	code := exitCodeOf(cmd.ProcessState, waitErr)
+	if copyErr == nil {
+		copyErr = spoolErr
+	}
+	e.Exit = memex.IntPtr(code)
+	if copyErr != nil {
+		spool.Close()
+		return Ran{Exit: code}, fmt.Errorf("run: spool output to %s: %w", spool.Path(), copyErr)
+	}
+	body, err := spool.Finish(e)
+	if err != nil {
+		spool.Close()
+		return Ran{Exit: code}, err
+	}
+	return Ran{Exit: code, Body: body, Spool: spool}, nil
+}
+
+// forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to
+// the command while it runs, so that a supervisor stopping memex by its
+// PID stops the command too, and its output and status (128+N) are still
+// archived. A Ctrl-C typed at the terminal already reached the command
+// (the terminal signals the whole foreground process group), so SIGINT is
+// not sent twice then. The returned func stops forwarding.
+func forwardSignals(p *os.Process) func() {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for sig := range sigs {
+			if sig == syscall.SIGINT && terminalSignalsUs() {
+				continue
+			}
+			_ = p.Signal(sig)
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(sigs)
+		<-done
+	}
+}
+
+// exitCodeOf is the shell's view of a finished process: its exit status,
+// or 128+N when signal N killed it.
+func exitCodeOf(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) || err == nil {
+		return ps.ExitCode()
+	}
+	return 1
+}

@@ -49,6 +49,24 @@ var DefaultKinds = []string{KindRerun, KindFailure, KindEdit}
 // AllKinds are every rule, rarest shape first.
 var AllKinds = []string{KindEdit, KindGrep, KindFailure, KindRerun, KindRead}
 
+// ParseKinds reads a list of rules separated by commas (memex eval probes
+// --kinds), or "all" for AllKinds; a name that is no rule is an error that
+// names it and the rules.
+func ParseKinds(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "all" {
+		return AllKinds, nil
+	}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(AllKinds, k) {
+			return nil, fmt.Errorf("%q is no rule; want some of %s, or all", k, strings.Join(AllKinds, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 // DeriveOptions select the sessions and the sample. Sessions or Project
 // must be given; Max zero keeps every probe.
 type DeriveOptions struct {

@@ -108,3 +108,28 @@ func LoadRuns(dir string) (runs []Run, bad []string, err error) {
 	slices.SortStableFunc(runs, func(a, b Run) int { return cmp.Or(b.Created.Compare(a.Created), strings.Compare(b.Name, a.Name)) })
 	return runs, bad, nil
 }
+
+// RunsDir is where memex eval budget --save keeps the runs of the home
+// dir, and where the viewer reads them from.
+func RunsDir(home string) string { return filepath.Join(home, "eval") }
+
+// WriteFiles writes what a budget run was asked to keep beside its report:
+// every probe's outcome (JSON lines) to outcomes and the plot (SVG) to
+// plot, each skipped when its name is "".
+func WriteFiles(rep Report, outs []Outcome, outcomes, plot string) error {
+	if outcomes != "" {
+		var sb strings.Builder
+		if err := WriteOutcomes(&sb, outs); err != nil {
+			return err
+		}
+		if err := os.WriteFile(outcomes, []byte(sb.String()), 0o644); err != nil {
+			return fmt.Errorf("eval: outcomes: %w", err)
+		}
+	}
+	if plot != "" {
+		if err := os.WriteFile(plot, []byte(Plot(rep)), 0o644); err != nil {
+			return fmt.Errorf("eval: plot: %w", err)
+		}
+	}
+	return nil
+}

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -57,9 +55,9 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 			if err != nil {
 				return err
 			}
-			kinds, err := probeKinds(o.kinds)
+			kinds, err := eval.ParseKinds(o.kinds)
 			if err != nil {
-				return err
+				return usagef("--kinds: %v", err)
 			}
 			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max, Kinds: kinds})
 			if err != nil {
@@ -74,22 +72,6 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 	f.Var(projectValue{&o.project}, "project", "derive from every session of this project")
 	f.StringVar(&o.kinds, "kinds", strings.Join(eval.DefaultKinds, ","), "rules to derive with, comma-separated: "+strings.Join(eval.AllKinds, ", ")+", or all")
 	return c
-}
-
-// probeKinds reads --kinds.
-func probeKinds(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "all" {
-		return eval.AllKinds, nil
-	}
-	var out []string
-	for _, k := range strings.Split(s, ",") {
-		k = strings.TrimSpace(k)
-		if !slices.Contains(eval.AllKinds, k) {
-			return nil, usagef("--kinds: %q is no rule; want some of %s, or all", k, strings.Join(eval.AllKinds, ", "))
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }
 
 type evalBudgetOptions struct {
@@ -144,10 +126,6 @@ shows the saved runs with their plots at /eval (serve --eval-dir DIR for a folde
 	return c
 }
 
-// evalDir is where memex eval budget --save keeps runs in a home, and
-// where the viewer reads them from.
-func evalDir(home string) string { return filepath.Join(home, "eval") }
-
 func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.probes == "" {
 		return usagef("eval budget needs --probes FILE\nUsage: %s", c.UseLine())
@@ -189,24 +167,13 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		return err
 	}
 	rep := eval.NewReport(len(probes), outs, skipped, budgets)
-	if o.outcomes != "" {
-		var sb strings.Builder
-		if err := eval.WriteOutcomes(&sb, outs); err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.outcomes, []byte(sb.String()), 0o644); err != nil {
-			return fmt.Errorf("eval: outcomes: %w", err)
-		}
-	}
-	if o.plot != "" {
-		if err := os.WriteFile(o.plot, []byte(eval.Plot(rep)), 0o644); err != nil {
-			return fmt.Errorf("eval: plot: %w", err)
-		}
+	if err := eval.WriteFiles(rep, outs, o.outcomes, o.plot); err != nil {
+		return err
 	}
 	if o.save || o.saveDir != "" {
 		dir := o.saveDir
 		if dir == "" {
-			dir = evalDir(a.home)
+			dir = eval.RunsDir(a.home)
 		}
 		path, err := eval.SaveRun(dir, eval.Run{Probes: o.probes, SummaryShare: o.share, Report: rep})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/eval"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/serve"
@@ -152,7 +153,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	return serve.Run(ctx, h, serve.Options{
 		Addr: o.addr, TokenFile: o.tokenFile, AllowHosts: o.allowHosts, IngestRoots: o.ingestRoots,
-		EvalDirs: append([]string{evalDir(a.home)}, o.evalDirs...),
+		EvalDirs: append([]string{eval.RunsDir(a.home)}, o.evalDirs...),
 		Formats:  formats, Every: o.ingestEvery,
 		Service: a.serviceOptions(),
 		Version: version, Logger: a.log, Stderr: a.stderr,

@@ -11,6 +11,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/redact"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -104,7 +105,7 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 	if o.exit >= 0 {
 		e.Exit = memex.IntPtr(o.exit)
 	}
-	fillDefaults(&e)
+	service.FillDefaults(&e)
 	svc, err := a.service(c.Context(), home.Options{})
 	if err != nil {
 		return err
@@ -132,17 +133,4 @@ func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	}
 	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err
-}
-
-// fillDefaults sets the session and project a CLI entry belongs to when the
-// caller did not say.
-func fillDefaults(e *memex.Entry) {
-	if e.Session == "" {
-		e.Session = liveSession()
-	}
-	if e.Project == "" {
-		if wd, err := os.Getwd(); err == nil {
-			e.Project = projectOf(wd)
-		}
-	}
 }

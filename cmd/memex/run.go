@@ -81,7 +81,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	if o.alias != "" {
 		e.Aliases = []string{o.alias}
 	}
-	fillDefaults(&e)
+	service.FillDefaults(&e)
 	run := service.Command{Args: args, Stdin: a.stdin, Redact: !o.noRedact}
 	if !o.quiet {
 		run.Live = a.stdout

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
@@ -148,10 +147,8 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 				req.Checkout = service.WorkingRoot()
 			}
 			if req.Session == "" && req.Project == "" {
-				if req.Session = liveSession(); req.Session == "" {
-					if wd, err := os.Getwd(); err == nil {
-						req.Project = projectOf(wd)
-					}
+				if req.Session = service.LiveSession(); req.Session == "" {
+					req.Project = service.DirProject()
 				}
 			}
 			res, err := svc.Context(ctx, req)

@@ -27,7 +27,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if addr, r, ok := service.Running(c.Context(), a.home); ok {
 				a.log.Debug("forwarding MCP to the server", "addr", addr)
-				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, liveSession(), a.stdin, a.stdout)
+				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, service.LiveSession(), a.stdin, a.stdout)
 			}
 			srv, err := a.toolServer()
 			if err != nil {
@@ -43,13 +43,9 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 // lockTimeout() for the lock, and while a server runs is memex.ErrBusy.
 func (a *app) toolServer() (*api.Server, error) {
 	l := service.LockedHome(a.home, lockTimeout(), "memex mcp", a.serviceOptions())
-	return api.New(api.Options{Service: l, Memory: l, Session: liveSession, Agent: liveAgent(),
+	return api.New(api.Options{Service: l, Memory: l, Session: service.LiveSession, Agent: liveAgent(),
 		Checkout: service.CheckoutAt, Version: version, Logger: a.log})
 }
-
-// liveSession is the agent session memex runs in, from the host's
-// environment.
-func liveSession() string { return hosts.LiveSession(os.Getenv) }
 
 // liveAgent names the host for entries MCP tools write: "mcp" when no
 // host says.

@@ -40,17 +40,29 @@ func ProjectArg(s string) string {
 }
 
 // FillDefaults sets the session and project an entry made by the CLI
-// belongs to when its caller did not say: the host's live session (from
-// the environment) and the current directory's project, named as ingest
-// names it, so that what `memex add` and `memex run` archive here and what
-// an agent's transcript recorded here are one project.
+// belongs to when its caller did not say: LiveSession and DirProject.
 func FillDefaults(e *memex.Entry) {
 	if e.Session == "" {
-		e.Session = hosts.LiveSession(os.Getenv)
+		e.Session = LiveSession()
 	}
 	if e.Project == "" {
-		if wd, err := os.Getwd(); err == nil {
-			e.Project = ingest.DetectProject(wd)
-		}
+		e.Project = DirProject()
 	}
+}
+
+// LiveSession is the session of the host this process runs in, as its
+// environment names it ("" outside one).
+func LiveSession() string { return hosts.LiveSession(os.Getenv) }
+
+// DirProject is the current directory's project, named exactly as ingest
+// names a transcript's (its git origin, else its repository root, else the
+// directory), so that what `memex add` and `memex run` archive here and
+// what an agent's transcript recorded here are one project. It is "" when
+// there is no current directory.
+func DirProject() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return ingest.DetectProject(wd)
 }

@@ -118,11 +118,14 @@ func RunsDir(home string) string { return filepath.Join(home, "eval") }
 // plot, each skipped when its name is "".
 func WriteFiles(rep Report, outs []Outcome, outcomes, plot string) error {
 	if outcomes != "" {
-		var sb strings.Builder
-		if err := WriteOutcomes(&sb, outs); err != nil {
-			return err
+		f, err := os.Create(outcomes)
+		if err == nil {
+			err = WriteOutcomes(f, outs)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 		}
-		if err := os.WriteFile(outcomes, []byte(sb.String()), 0o644); err != nil {
+		if err != nil {
 			return fmt.Errorf("eval: outcomes: %w", err)
 		}
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/internal/service"
@@ -40,7 +37,7 @@ two projects names one entry in each, and --project picks one.
 		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
   memex add --kind note --alias ctx_auth_001 notes.md
   memex add --json report.txt    # {"id","summary","tokens","bytes"}`,
-		Args: rangeArgs(0, 1),
+		Args: cli.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if !c.Flags().Changed("exit") {
 				o.exit = -1
@@ -63,31 +60,8 @@ two projects names one entry in each, and --project picks one.
 	return c
 }
 
-// input opens the FILE argument, or stdin for "-" or no argument. The
-// caller closes it.
-func (a *app) input(args []string) (io.ReadCloser, error) {
-	if len(args) == 1 && args[0] != "-" {
-		f, err := os.Open(args[0])
-		if errors.Is(err, fs.ErrNotExist) {
-			// The user named a file that is not there: not found (code
-			// not_found in --json), not an internal failure.
-			return nil, missingFile{err}
-		}
-		return f, err
-	}
-	return io.NopCloser(a.stdin), nil
-}
-
-// missingFile is a file named on the command line that does not exist. It
-// reads as the open error and counts as memex.ErrNotFound.
-type missingFile struct{ error }
-
-func (e missingFile) Unwrap() error { return e.error }
-
-func (e missingFile) Is(target error) bool { return target == memex.ErrNotFound }
-
 func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
-	in, err := a.input(args)
+	in, err := cli.Input(args, a.stdin)
 	if err != nil {
 		return err
 	}
@@ -123,7 +97,7 @@ func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
 // replaced.
 func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, struct {
+		return cli.WriteJSON(a.stdout, struct {
 			ID       memex.ID `json:"id"`
 			Summary  string   `json:"summary"`
 			Tokens   int64    `json:"tokens"`
@@ -133,4 +107,12 @@ func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	}
 	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err
+}
+
+// noteReplaced says on stderr that n credentials were replaced in what was
+// just archived.
+func (a *app) noteReplaced(n int) {
+	if n > 0 {
+		fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(n))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -28,7 +29,7 @@ session names of your store (memex replay <TAB>, --session <TAB>), read from the
   fish  memex completion fish > ~/.config/fish/completions/memex.fish`,
 		Example: `  source <(memex completion bash)
   memex completion zsh > ~/.zsh/completions/_memex`,
-		Args:      exactArgs(1),
+		Args:      cli.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		RunE: func(c *cobra.Command, args []string) error {
 			root := c.Root()
@@ -40,7 +41,7 @@ session names of your store (memex replay <TAB>, --session <TAB>), read from the
 			case "fish":
 				return root.GenFishCompletion(a.stdout, true)
 			}
-			return usagef("completion %q: want bash, zsh or fish", args[0])
+			return cli.Usagef("completion %q: want bash, zsh or fish", args[0])
 		},
 	}
 	return c
@@ -49,19 +50,6 @@ session names of your store (memex replay <TAB>, --session <TAB>), read from the
 // addCompletions tells cobra what completes which argument and flag:
 // hosts, formats, events, agents, kinds and the store's session names.
 func (a *app) addCompletions(root *cobra.Command) {
-	words := func(list ...string) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return list, cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	first := func(list []string, rest cobra.ShellCompDirective) cobra.CompletionFunc {
-		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				return list, cobra.ShellCompDirectiveNoFileComp
-			}
-			return nil, rest
-		}
-	}
 	formats := formatNames(ingest.Formats)
 	agents := append(append([]string{}, hosts.Names...), "swe-agent", "mini-swe-agent", "cli")
 	kinds := []string{string(memex.KindTool), string(memex.KindReasoning), string(memex.KindMessage), string(memex.KindNote),
@@ -72,9 +60,9 @@ func (a *app) addCompletions(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "install", "uninstall":
-			c.ValidArgsFunction = first(hosts.Names, cobra.ShellCompDirectiveNoFileComp)
+			c.ValidArgsFunction = cli.First(hosts.Names, cobra.ShellCompDirectiveNoFileComp)
 		case "ingest":
-			c.ValidArgsFunction = first(formats, cobra.ShellCompDirectiveDefault)
+			c.ValidArgsFunction = cli.First(formats, cobra.ShellCompDirectiveDefault)
 		case "hook":
 			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 				switch len(args) {
@@ -93,7 +81,7 @@ func (a *app) addCompletions(root *cobra.Command) {
 				return sessions(cmd, args, s)
 			}
 		}
-		for name, fn := range map[string]cobra.CompletionFunc{"session": sessions, "agent": words(agents...), "kind": words(kinds...)} {
+		for name, fn := range map[string]cobra.CompletionFunc{"session": sessions, "agent": cli.Words(agents...), "kind": cli.Words(kinds...)} {
 			if c.Flags().Lookup(name) != nil {
 				_ = c.RegisterFlagCompletionFunc(name, fn)
 			}

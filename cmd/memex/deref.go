@@ -1,10 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -63,13 +62,13 @@ the budget.`,
   memex deref toolu_01ABC sess-42#3 --budget 4000 --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("deref needs at least one ID or alias\nUsage: %s", c.UseLine())
+				return cli.Usagef("deref needs at least one ID or alias\nUsage: %s", c.UseLine())
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.budget < 0 {
-				return usagef("--budget must be a positive number of tokens")
+				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
@@ -84,15 +83,15 @@ the budget.`,
 				return err
 			}
 			if o.json {
-				err = writeJSON(a.stdout, res.Result)
+				err = cli.WriteJSON(a.stdout, res.Result)
 			} else {
-				_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
+				err = cli.PrintText(a.stdout, res.Text)
 			}
 			if err != nil {
 				return err
 			}
 			if len(res.Items) == 0 {
-				return &exitStatus{code: exitFailure}
+				return cli.Exit(cli.ExitFailure)
 			}
 			return nil
 		},
@@ -132,11 +131,11 @@ $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current dir
 lines no longer stand in the current checkout say so on their line (--no-check skips it).`,
 		Example: `  memex context --session 5f0c2a91 --budget 2000
   memex context --project ~/src/api --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			if o.budget < 0 {
-				return usagef("--budget must be a positive number of tokens")
+				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			svc, err := a.service(ctx, home.Options{Shared: true})
 			if err != nil {
@@ -156,10 +155,9 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, res.ContextResult)
+				return cli.WriteJSON(a.stdout, res.ContextResult)
 			}
-			_, err = fmt.Fprint(a.stdout, ensureNewline(res.Text))
-			return err
+			return cli.PrintText(a.stdout, res.Text)
 		},
 	}
 	f := c.Flags()
@@ -170,11 +168,4 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 	f.IntVar(&o.budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
-}
-
-func ensureNewline(s string) string {
-	if s != "" && s[len(s)-1] != '\n' {
-		return s + "\n"
-	}
-	return s
 }

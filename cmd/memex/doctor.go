@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -30,18 +31,18 @@ func (a *app) doctorCommand() *cobra.Command {
 Exits 1 when something is wrong; --json prints the whole report.`,
 		Example: `  memex doctor
   memex --home ~/work/memex doctor --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			rep := a.doctor(c.Context())
 			if asJSON {
-				if err := writeJSON(a.stdout, rep); err != nil {
+				if err := cli.WriteJSON(a.stdout, rep); err != nil {
 					return err
 				}
 			} else {
 				printDoctor(a, rep)
 			}
 			if !rep.OK {
-				return &exitStatus{code: exitFailure}
+				return cli.Exit(cli.ExitFailure)
 			}
 			return nil
 		},
@@ -53,7 +54,7 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 func (a *app) doctor(ctx context.Context) service.DoctorReport {
 	def, _ := home.Default() // "" when there is no home directory
 	_, c, _ := service.Running(ctx, a.home)
-	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: userMessage,
+	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: cli.Message,
 		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})
 }
 

@@ -1,44 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/cli"
 )
-
-// TestErrorsReadAsTheirSentence: an error that carries its sentence (a
-// *memex.Error) reaches the user in its own words, whatever the layers on
-// the way out wrapped it in, in text and in --json (the hint on its own
-// there); other errors keep every word.
-func TestErrorsReadAsTheirSentence(t *testing.T) {
-	nf := memex.Errorf(memex.ErrNotFound, "session %q: not found", "nosuch").WithHint("memex sessions lists them")
-	for _, c := range []struct {
-		err  error
-		want string
-	}{
-		{fmt.Errorf("deref: context: %w", fmt.Errorf("archive: %w", nf)), `session "nosuch": not found; memex sessions lists them`},
-		{fmt.Errorf("deref: show: %w", memex.Errorf(memex.ErrNotFound, "%s: not found", "X")), "X: not found"},
-		// What a client rebuilt from a server's answer reads the same.
-		{&memex.Error{Kind: memex.ErrNotFound, What: `session "nosuch": not found`, Hint: "memex sessions lists them"}, `session "nosuch": not found; memex sessions lists them`},
-		{fmt.Errorf("archive: get %s: %w", "01J", errors.New("checksum mismatch")), "archive: get 01J: checksum mismatch"},
-		{fmt.Errorf("search: %w", context.Canceled), "interrupted"},
-	} {
-		if got := userMessage(c.err); got != c.want {
-			t.Errorf("%q: %q, want %q", c.err, got, c.want)
-		}
-	}
-	var stderr strings.Builder
-	if code := printJSONError(fmt.Errorf("replay: %w", nf), &stderr); code != exitFailure ||
-		stderr.String() != `{"error":"session \"nosuch\": not found","code":"not_found","hint":"memex sessions lists them"}`+"\n" {
-		t.Errorf("--json: exit %d, %s", code, stderr.String())
-	}
-}
 
 func TestNotFoundOnTheCommandLine(t *testing.T) {
 	home := t.TempDir()
@@ -55,7 +24,7 @@ func TestNotFoundOnTheCommandLine(t *testing.T) {
 		{[]string{"forget", "--project", "nosuch", "--yes"}, "memex: no entries for project nosuch: not found"},
 	} {
 		r := run(t, home, nil, c.args...)
-		if r.code != exitFailure || r.stderr != c.want+"\n" {
+		if r.code != cli.ExitFailure || r.stderr != c.want+"\n" {
 			t.Errorf("memex %s: code %d stderr %q; want 1 and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
 		}
 	}
@@ -75,13 +44,13 @@ func TestUsageErrorsInJSON(t *testing.T) {
 	} {
 		r := run(t, home, nil, args...)
 		var got struct{ Error, Code string }
-		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || json.Unmarshal([]byte(r.stderr), &got) != nil ||
+		if r.code != cli.ExitUsage || strings.Count(r.stderr, "\n") != 1 || json.Unmarshal([]byte(r.stderr), &got) != nil ||
 			got.Code != "usage" || got.Error == "" {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}
 	for _, args := range [][]string{{"search", "x", "--limit", "many"}, {"run", "--no-such-flag", "--", "echo", "--json"}} {
-		if r := run(t, home, nil, args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "memex: ") {
+		if r := run(t, home, nil, args...); r.code != cli.ExitUsage || !strings.HasPrefix(r.stderr, "memex: ") {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}
@@ -95,7 +64,7 @@ func TestMissingFileIsNotFound(t *testing.T) {
 	for _, args := range [][]string{{"add", missing, "--json"}, {"tokens", missing, "--json"}} {
 		r := run(t, home, nil, args...)
 		var got struct{ Error, Code string }
-		if r.code != exitFailure || json.Unmarshal([]byte(r.stderr), &got) != nil ||
+		if r.code != cli.ExitFailure || json.Unmarshal([]byte(r.stderr), &got) != nil ||
 			got.Code != "not_found" || !strings.Contains(got.Error, "no-such-file.txt: no such file or directory") {
 			t.Errorf("%v: %+v", args, r)
 		}

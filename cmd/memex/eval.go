@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/memex-archive/memex/eval"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +48,7 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
   memex eval probes --project "" --kinds all --seed 42 > claude-code.probes.jsonl`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 && !c.Flags().Changed("project") {
-				return usagef("eval probes needs a SESSION or --project\nUsage: %s", c.UseLine())
+				return cli.Usagef("eval probes needs a SESSION or --project\nUsage: %s", c.UseLine())
 			}
 			ctx := c.Context()
 			s, err := a.readStore(ctx)
@@ -57,7 +57,7 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 			}
 			kinds, err := eval.ParseKinds(o.kinds)
 			if err != nil {
-				return usagef("--kinds: %v", err)
+				return cli.Usagef("--kinds: %v", err)
 			}
 			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max, Kinds: kinds})
 			if err != nil {
@@ -128,9 +128,9 @@ shows the saved runs with their plots at /eval (serve --eval-dir DIR for a folde
 
 func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.probes == "" {
-		return usagef("eval budget needs --probes FILE\nUsage: %s", c.UseLine())
+		return cli.Usagef("eval budget needs --probes FILE\nUsage: %s", c.UseLine())
 	}
-	budgets, err := positiveInts("--budgets", o.budgets)
+	budgets, err := cli.PositiveInts("--budgets", o.budgets)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.probes != "-" {
 		f, err := os.Open(o.probes)
 		if err != nil {
-			return usagef("--probes: %v", err)
+			return cli.Usagef("--probes: %v", err)
 		}
 		defer f.Close()
 		in = f
@@ -156,10 +156,10 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		return err
 	}
 	if o.share < 0 || o.share >= 1 {
-		return usagef("--summary-share wants a number from 0 up to 1")
+		return cli.Usagef("--summary-share wants a number from 0 up to 1")
 	}
 	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share}
-	if bar := a.progress("eval", o.quiet || o.json); bar != nil {
+	if bar := cli.Progress(a.stderr, "eval", o.quiet || o.json); bar != nil {
 		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
 	}
 	outs, skipped, err := eval.Budget(ctx, eval.Env{Store: s, Index: ix}, probes, opts)
@@ -182,7 +182,7 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		fmt.Fprintf(a.stderr, "memex: run saved in %s\n", path)
 	}
 	if o.json {
-		return writeJSON(a.stdout, rep)
+		return cli.WriteJSON(a.stdout, rep)
 	}
 	fmt.Fprintf(a.stdout, "%d probes\n\n", rep.Probes)
 	return eval.WriteTable(a.stdout, rep)
@@ -212,30 +212,30 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
   memex eval retrieval --format locomo locomo10.json --budget 2000 --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("eval retrieval takes one FILE\nUsage: %s", c.UseLine())
+				return cli.Usagef("eval retrieval takes one FILE\nUsage: %s", c.UseLine())
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.format != eval.LongMemEval && o.format != eval.LoCoMo {
-				return usagef("--format %q: want longmemeval or locomo", o.format)
+				return cli.Usagef("--format %q: want longmemeval or locomo", o.format)
 			}
-			ks, err := positiveInts("--k", o.ks)
+			ks, err := cli.PositiveInts("--k", o.ks)
 			if err != nil {
 				return err
 			}
 			if o.budget <= 0 {
-				return usagef("--budget must be a positive number of tokens")
+				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			f, err := os.Open(args[0])
 			if err != nil {
-				return usagef("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			defer f.Close()
 			// The file is read one haystack at a time: progress is the
 			// share of its bytes read.
 			var progress func(read, size int64)
-			if bar := a.progress("retrieval (MB read)", o.quiet || o.json); bar != nil {
+			if bar := cli.Progress(a.stderr, "retrieval (MB read)", o.quiet || o.json); bar != nil {
 				progress = func(read, size int64) { bar(read>>20, size>>20) }
 			}
 			rep, err := eval.RetrievalScanFile(c.Context(), f, o.format, eval.RetrievalOptions{Ks: ks, Budget: o.budget}, progress)
@@ -243,7 +243,7 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, rep)
+				return cli.WriteJSON(a.stdout, rep)
 			}
 			return eval.WriteRetrievalTable(a.stdout, rep)
 		},
@@ -255,17 +255,4 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	return c
-}
-
-// positiveInts reads a flag of positive numbers separated by commas.
-func positiveInts(flag, v string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, usagef("%s %q: want positive numbers separated by commas", flag, v)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

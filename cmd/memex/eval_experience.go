@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/memex-archive/memex/eval"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ with --seed, with their evidence, for a hand check.`,
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, rep)
+				return cli.WriteJSON(a.stdout, rep)
 			}
 			return eval.WriteExperience(a.stdout, rep)
 		},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex/eval"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -74,7 +75,7 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "retrieval", "x.json"},
 		{"eval", "retrieval", "--format", "locomo"},
 	} {
-		if r := run(t, home, nil, args...); r.code != exitUsage {
+		if r := run(t, home, nil, args...); r.code != cli.ExitUsage {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}

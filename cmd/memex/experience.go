@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
@@ -47,7 +48,7 @@ agents-md write them for agents to read.
 "variants":[{"delta","command","seen","passed","last_passed","example","runs"}],"other"}]}`,
 		Example: `  memex procedures
   memex procedures --project github.com/django/django --family test --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			res, err := a.procedures(ctx, o.project, o.family)
@@ -55,7 +56,7 @@ agents-md write them for agents to read.
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, res)
+				return cli.WriteJSON(a.stdout, res)
 			}
 			_, err = fmt.Fprint(a.stdout, res.Markdown())
 			return err
@@ -110,7 +111,7 @@ func (a *app) exportSkillsCommand() *cobra.Command {
 		Short: "Write the procedures as a Claude Code skill (SKILL.md)",
 		Example: `  memex export skills
   memex export skills --project github.com/acme/api --dir ~/.claude/skills`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			res, err := a.procedures(c.Context(), o.project, "")
 			if err != nil {
@@ -141,7 +142,7 @@ func (a *app) exportAgentsCommand() *cobra.Command {
 		Short: "Write the procedures as a section of AGENTS.md",
 		Example: `  memex export agents-md
   memex export agents-md --file docs/AGENTS.md`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			res, err := a.procedures(c.Context(), o.project, "")
 			if err != nil {
@@ -204,7 +205,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 --json: [{"id","status","text","command","session","agent","created","cites"}]`,
 		Example: `  memex lessons
   memex lessons --status fixed --limit 20 --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			m, err := a.memory(ctx, home.Options{Shared: true})
@@ -216,7 +217,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, items)
+				return cli.WriteJSON(a.stdout, items)
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			for _, it := range items {
@@ -252,7 +253,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 --json: {"sessions","lessons","added","kept","removed","runs"}`,
 		Example: `  memex distill
   memex distill --project github.com/django/django --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			m, err := a.memory(ctx, home.Options{})
@@ -264,7 +265,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 				return err
 			}
 			if o.json {
-				return writeJSON(a.stdout, rep)
+				return cli.WriteJSON(a.stdout, rep)
 			}
 			fmt.Fprintf(a.stdout, "distilled %d sessions: %d lessons (%d added, %d kept, %d removed), %d runs for procedures\n",
 				rep.Sessions, rep.Lessons, rep.Added, rep.Kept, len(rep.Removed), rep.Runs)

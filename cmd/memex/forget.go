@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ encryption for that). If forget is interrupted, run it again on what is left.`,
 				}
 			}
 			if n != 1 {
-				return usagef("forget takes IDs, or --session, or --project (one of them)\nUsage: %s", c.UseLine())
+				return cli.Usagef("forget takes IDs, or --session, or --project (one of them)\nUsage: %s", c.UseLine())
 			}
 			return a.runForget(c, o, args)
 		},
@@ -94,19 +95,19 @@ func (a *app) confirmForget(n int, yes bool) error {
 	}
 	f, ok := a.stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return usagef("forget %s for good? add --yes to confirm", summarize.Plural(n, "entry"))
+		return cli.Usagef("forget %s for good? add --yes to confirm", summarize.Plural(n, "entry"))
 	}
 	fmt.Fprintf(a.stderr, "Forget %s for good? [y/N] ", summarize.Plural(n, "entry"))
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-		return &exitStatus{code: exitFailure}
+		return cli.Exit(cli.ExitFailure)
 	}
 	return nil
 }
 
 func (a *app) printForgotten(n int, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, api.ForgetResult{Forgotten: n})
+		return cli.WriteJSON(a.stdout, api.ForgetResult{Forgotten: n})
 	}
 	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(n, "entry"))
 	return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/summarize"
@@ -86,10 +87,10 @@ default locations on its own machine, and this command prints the same report.`,
   memex ingest git ~/src/api --since 2025-01-01`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("ingest needs a FORMAT (%s)\nUsage: %s", names, c.UseLine())
+				return cli.Usagef("ingest needs a FORMAT (%s)\nUsage: %s", names, c.UseLine())
 			}
 			if _, err := ingest.ParseFormat(args[0]); err != nil {
-				return usagef("%s\nUsage: %s", memex.Sentence(err), c.UseLine())
+				return cli.Usagef("%s\nUsage: %s", memex.Sentence(err), c.UseLine())
 			}
 			return nil
 		},
@@ -102,7 +103,7 @@ default locations on its own machine, and this command prints the same report.`,
 	f.BoolVar(&o.noIndex, "no-index", false, "do not index the new entries now")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no per-line warnings")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
-	f.Var(&timeValue{t: &o.since}, "since", "git: only commits after this time: "+memex.TimeForms)
+	f.Var(cli.Time(&o.since), "since", "git: only commits after this time: "+memex.TimeForms)
 	f.IntVar(&o.max, "max", 0, "git: at most this many commits, the most recent")
 	return c
 }
@@ -111,10 +112,10 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	ctx := c.Context()
 	format, _ := ingest.ParseFormat(args[0])
 	if (!o.since.IsZero() || o.max != 0) && format != ingest.Git {
-		return usagef("--since and --max apply to ingest git only")
+		return cli.Usagef("--since and --max apply to ingest git only")
 	}
 	if o.max < 0 {
-		return usagef("--max must be a positive number of commits, got %d", o.max)
+		return cli.Usagef("--max must be a positive number of commits, got %d", o.max)
 	}
 	req := api.IngestRequest{Format: string(format), Paths: args[1:], Project: o.project, NoRedact: o.noRedact,
 		Full: o.full, NoIndex: o.noIndex, Max: o.max, Since: o.since}
@@ -133,7 +134,7 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	if !o.quiet {
 		req.Warn = w.Warn
 	}
-	req.Progress = a.progress("ingest", o.quiet || o.json)
+	req.Progress = cli.Progress(a.stderr, "ingest", o.quiet || o.json)
 	res, err := svc.Ingest(ctx, req)
 	if err != nil {
 		return err
@@ -151,7 +152,7 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 	if o.json {
 		// The problems were printed as they came, the first ones.
 		res.Warnings, res.MoreWarnings = nil, 0
-		err = writeJSON(a.stdout, res)
+		err = cli.WriteJSON(a.stdout, res)
 	} else {
 		err = render.IngestReport(a.stdout, res, !o.noIndex)
 	}
@@ -164,7 +165,7 @@ func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.Ingest
 	switch {
 	case len(res.FileErrors) > 0 && res.Files == 0 && res.Unchanged == 0:
 		// No path yielded a file (each got its line above).
-		return &exitStatus{code: exitFailure}
+		return cli.Exit(cli.ExitFailure)
 	case res.Files > 0 && len(res.Unusable) == res.Files && res.Unchanged == 0:
 		// Every file found is in another format (or wholly malformed).
 		what := "valid " + string(format) + " record"

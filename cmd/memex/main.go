@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/memex-archive/memex/internal/cli"
 )
 
 // memoryLimit is the Go runtime's soft memory limit for a memex process,
@@ -33,5 +35,5 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(cli.ExitCode(err, os.Stderr))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/cli"
 )
 
 // memexBin is the real binary, built once for the tests that need separate
@@ -55,7 +56,7 @@ func run(t *testing.T, home string, stdin []byte, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := Run(context.Background(), append([]string{"--home", home}, args...), bytes.NewReader(stdin), &out, &errb)
-	code := exitCode(err, &errb)
+	code := cli.ExitCode(err, &errb)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -160,7 +161,7 @@ func TestFlagBeforeCommand(t *testing.T) {
 		r := run(t, home, nil, c.args...)
 		// run puts --home HOME first: it stays in front in the suggestion.
 		want := strings.Replace(c.want, "(memex ", "(memex --home "+home+" ", 1)
-		if r.code != exitUsage || r.stderr != want || r.stdout != "" {
+		if r.code != cli.ExitUsage || r.stderr != want || r.stdout != "" {
 			t.Errorf("memex %s: code %d stderr %q; want 2 and %q", strings.Join(c.args, " "), r.code, r.stderr, want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ The live session (the default of memex_compress and memex_context) comes from
 $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 		Example: `  claude mcp add --scope user memex -- memex mcp
   codex mcp add memex -- memex mcp`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if addr, r, ok := service.Running(c.Context(), a.home); ok {
 				a.log.Debug("forwarding MCP to the server", "addr", addr)
@@ -40,9 +41,9 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 
 // toolServer is an api.Server over the store opened per call, so that a
 // long-lived MCP server never holds the store; a call waits up to
-// lockTimeout() for the lock, and while a server runs is memex.ErrBusy.
+// cli.LockTimeout() for the lock, and while a server runs is memex.ErrBusy.
 func (a *app) toolServer() (*api.Server, error) {
-	l := service.LockedHome(a.home, lockTimeout(), "memex mcp", a.serviceOptions())
+	l := service.LockedHome(a.home, cli.LockTimeout(), "memex mcp", a.serviceOptions())
 	return api.New(api.Options{Service: l, Memory: l, Session: service.LiveSession, Agent: liveAgent(),
 		Checkout: service.CheckoutAt, Version: version, Logger: a.log})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
@@ -41,11 +42,11 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 "omitted"}],"text"}`,
 		Example: `  memex handoff
   memex handoff --project github.com/acme/api --budget 800 --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			if o.budget < 0 {
-				return usagef("--budget must be a positive number of tokens")
+				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
@@ -88,7 +89,7 @@ The checkout is the current directory's repository; its project is the default.
 "created","mark","evidence":[{"state","path","from","to","line","now"}]}]}`,
 		Example: `  memex stale
   memex stale --limit 20 --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			root := service.WorkingRoot()
@@ -115,15 +116,14 @@ The checkout is the current directory's repository; its project is the default.
 
 func (a *app) printHandoff(c memory.Capsule, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, c)
+		return cli.WriteJSON(a.stdout, c)
 	}
-	_, err := fmt.Fprint(a.stdout, ensureNewline(c.Text))
-	return err
+	return cli.PrintText(a.stdout, c.Text)
 }
 
 func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, res)
+		return cli.WriteJSON(a.stdout, res)
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	for _, it := range res.Items {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ unfinished meanwhile. An index that cannot be opened at all (a damaged file) nee
 reindex: it is dropped and rebuilt from the archive by the next search, which says so.`,
 		Example: `  memex reindex
   memex reindex --json    # {"indexed":N,"no_content":M}`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			a.quiet = asJSON
@@ -47,7 +48,7 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 // progressFunc returns the progress bar of a reindex on a terminal (nil
 // elsewhere, and with --json).
 func (a *app) progressFunc() func(done, total int) {
-	bar := a.progress("reindex", a.quiet)
+	bar := cli.Progress(a.stderr, "reindex", a.quiet)
 	if bar == nil {
 		return nil
 	}
@@ -56,7 +57,7 @@ func (a *app) progressFunc() func(done, total int) {
 
 func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, res)
+		return cli.WriteJSON(a.stdout, res)
 	}
 	fmt.Fprintf(a.stdout, "reindexed %s\n", summarize.Plural(res.Indexed, "entry"))
 	if res.NoContent > 0 {

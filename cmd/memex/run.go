@@ -8,6 +8,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -46,7 +47,7 @@ archived with its status, 128+N for signal N.`,
   memex run --session fix-auth --alias auth-tests-before-fix -- pytest -x tests/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("run needs a command\nUsage: %s", c.UseLine())
+				return cli.Usagef("run needs a command\nUsage: %s", c.UseLine())
 			}
 			return nil
 		},
@@ -92,7 +93,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	ran, err := service.Exec(a.home, &e, run)
 	if errors.Is(err, service.ErrNotStarted) {
 		fmt.Fprintf(a.stderr, "memex: run: %v\n", err)
-		return &exitStatus{code: ran.Exit}
+		return cli.Exit(ran.Exit)
 	}
 	if err != nil {
 		return err
@@ -114,8 +115,8 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), userMessage(err))
-		return &exitStatus{code: code}
+		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), cli.Message(err))
+		return cli.Exit(code)
 	}
 	ran.Spool.Done()
 	a.noteReplaced(e.Redacted)
@@ -125,12 +126,12 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		if e.Redacted > 0 {
 			out["redacted"] = e.Redacted
 		}
-		if err := writeJSON(a.stdout, out); err != nil {
+		if err := cli.WriteJSON(a.stdout, out); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(a.stderr, "memex: %s · %s · %s tokens archived · memex show %s\n",
 			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
 	}
-	return &exitStatus{code: code}
+	return cli.Exit(code)
 }

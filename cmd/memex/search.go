@@ -11,6 +11,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/service"
@@ -53,7 +54,7 @@ second; a result cut short says partial.`,
   memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("search takes a query\nUsage: %s", c.UseLine())
+				return cli.Usagef("search takes a query\nUsage: %s", c.UseLine())
 			}
 			return nil
 		},
@@ -70,7 +71,7 @@ second; a result cut short says partial.`,
 	f.StringVar(&o.tool, "tool", "", "only entries of this tool")
 	f.StringVar(&o.before, "before", "", "only entries older than this ID, alias or time (2d, 2026-11-01)")
 	f.StringVar(&o.after, "after", "", "only entries newer than this ID, alias or time (2d, 2026-11-01)")
-	f.Var(&timeValue{t: &o.since}, "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
+	f.Var(cli.Time(&o.since), "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
 }
@@ -99,7 +100,7 @@ func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, erro
 
 func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	if o.limit <= 0 {
-		return usagef("--limit %d: want a positive number", o.limit)
+		return cli.Usagef("--limit %d: want a positive number", o.limit)
 	}
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{MustExist: true})
@@ -122,7 +123,7 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 		return searchError(err)
 	}
 	if o.json {
-		return writeJSON(a.stdout, res)
+		return cli.WriteJSON(a.stdout, res)
 	}
 	render.Hits(a.stdout, a.stderr, res)
 	return nil
@@ -135,5 +136,14 @@ func searchError(err error) error {
 	if !errors.Is(err, memex.ErrInvalid) {
 		return err
 	}
-	return usagef("search: %s", memex.Sentence(err))
+	return cli.Usagef("search: %s", memex.Sentence(err))
+}
+
+// sinceText is a search text narrowed to entries created at since or
+// later, in the query syntax that local and served searches share.
+func sinceText(text string, since time.Time) string {
+	if since.IsZero() {
+		return text
+	}
+	return text + " after:" + since.UTC().Format(time.RFC3339Nano)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/cli"
 )
 
 type searchJSON struct {
@@ -68,7 +70,7 @@ func TestSearchFindsWhatWasJustAdded(t *testing.T) {
 		t.Fatalf("after = %v", got)
 	}
 	r := run(t, home, nil, "search", `"unterminated`)
-	if r.code != exitUsage || !strings.Contains(r.stderr, "unterminated") || strings.Contains(r.stderr, "index:") {
+	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "unterminated") || strings.Contains(r.stderr, "index:") {
 		t.Fatalf("malformed query: exit %d, %q; want 2 and one plain line", r.code, r.stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/eval"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/serve"
 	"github.com/memex-archive/memex/internal/service"
@@ -65,7 +66,7 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
   memex serve --ingest claude-code,codex      # also import their transcripts as they grow
   curl -s localhost:7077/v1/search?q=nil+map
   curl -s "http://$(head -n1 ~/.memex/serve.addr)/v1/stats"`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o) },
 	}
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
@@ -88,10 +89,10 @@ func checkAddr(ctx context.Context, addr string) error {
 		if errors.As(err, &ae) {
 			err = errors.New(ae.Err)
 		}
-		return usagef("--addr %q: %v: want HOST:PORT, as 127.0.0.1:7077 (port 0 picks a free one)", addr, err)
+		return cli.Usagef("--addr %q: %v: want HOST:PORT, as 127.0.0.1:7077 (port 0 picks a free one)", addr, err)
 	}
 	if _, err := net.DefaultResolver.LookupPort(ctx, "tcp", port); err != nil {
-		return usagef("--addr %q: port %q: want a number from 0 to 65535", addr, port)
+		return cli.Usagef("--addr %q: port %q: want a number from 0 to 65535", addr, port)
 	}
 	return nil
 }
@@ -108,10 +109,10 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 		}
 		f, err := ingest.ParseFormat(name)
 		if err != nil {
-			return nil, usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(service.Watchable()))
+			return nil, cli.Usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(service.Watchable()))
 		}
 		if !slices.Contains(service.Watchable(), f) {
-			return nil, usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
+			return nil, cli.Usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
 				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, formatList(service.Watchable()), f, f)
 		}
 		if !slices.Contains(formats, f) {
@@ -142,7 +143,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	if o.ingestEvery < time.Second {
 		// Below a second the loop would spin on the transcripts' files.
-		return usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
+		return cli.Usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
 	}
 	if addr, _, ok := service.Running(ctx, a.home); ok {
 		return fmt.Errorf("serve: a memex server is already running at %s: %w", addr, memex.ErrBusy)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -223,7 +224,7 @@ func runServeRefused(t *testing.T, home string, args ...string) result {
 	cancel()
 	var out, errb bytes.Buffer
 	err := Run(ctx, append([]string{"--home", home, "serve"}, args...), strings.NewReader(""), &out, &errb)
-	return result{exitCode(err, &errb), out.String(), errb.String()}
+	return result{cli.ExitCode(err, &errb), out.String(), errb.String()}
 }
 
 // noTranscripts points the hosts' default transcript locations at an
@@ -255,7 +256,7 @@ func TestServeRejectsMalformedAddr(t *testing.T) {
 	for _, addr := range []string{"bogus", "0.0.0.0", "127.0.0.1:99999", "127.0.0.1:-1", "0.0.0.0:7077:1"} {
 		home := t.TempDir()
 		r := runServeRefused(t, home, "--addr", addr)
-		if r.code != exitUsage || !strings.Contains(r.stderr, "--addr") {
+		if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--addr") {
 			t.Errorf("serve --addr %s: %+v", addr, r)
 		}
 		emptyDir(t, home)
@@ -268,7 +269,7 @@ func TestServeRejectsMalformedAddr(t *testing.T) {
 func TestServeLeavesNoTokenWhenItCannotListen(t *testing.T) {
 	home := t.TempDir()
 	r := runServeRefused(t, home, "--addr", "192.0.2.1:0")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "192.0.2.1") {
+	if r.code != cli.ExitFailure || !strings.Contains(r.stderr, "192.0.2.1") {
 		t.Fatalf("serve on an address of no interface: %+v", r)
 	}
 	if strings.Contains(r.stderr, "token") {
@@ -287,7 +288,7 @@ func TestServeIngestNeedsDefaultLocations(t *testing.T) {
 	for _, arg := range []string{"jsonl", "claude-code,swe-agent", "mini-swe-agent", "bogus"} {
 		home := t.TempDir()
 		r := runServeRefused(t, home, "--addr", "127.0.0.1:0", "--ingest", arg)
-		if r.code != exitUsage || !strings.Contains(r.stderr, "--ingest") ||
+		if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--ingest") ||
 			!strings.Contains(r.stderr, "claude-code, codex, opencode, gemini, auto") {
 			t.Errorf("serve --ingest %s: %+v", arg, r)
 		}
@@ -304,7 +305,7 @@ func TestServeRejectsNonPositiveIngestEvery(t *testing.T) {
 		for _, args := range [][]string{{"--ingest", "codex"}, nil} {
 			home := t.TempDir()
 			r := runServeRefused(t, home, append([]string{"--addr", "127.0.0.1:0", "--ingest-every", every}, args...)...)
-			if r.code != exitUsage || !strings.Contains(r.stderr, "--ingest-every") {
+			if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--ingest-every") {
 				t.Errorf("serve --ingest-every %s %v: %+v", every, args, r)
 			}
 			emptyDir(t, home)

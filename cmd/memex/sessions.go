@@ -2,16 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func (a *app) sessionsCommand() *cobra.Command {
@@ -34,10 +31,10 @@ always has them.
 		Example: `  memex sessions
   memex sessions --since 2d --agent claude-code
   memex sessions --limit 5 --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if f.Limit < 0 {
-				return usagef("--limit takes a positive number of sessions (0: all)")
+				return cli.Usagef("--limit takes a positive number of sessions (0: all)")
 			}
 			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
@@ -52,7 +49,7 @@ always has them.
 	}
 	c.Flags().Var(projectValue{&f.Project}, "project", "only sessions of this project")
 	c.Flags().StringVar(&f.Agent, "agent", "", "only sessions of this agent")
-	c.Flags().Var(&timeValue{t: &f.Since}, "since", "only sessions active since this time: 2d, 12h, 2026-11-01, RFC 3339")
+	c.Flags().Var(cli.Time(&f.Since), "since", "only sessions active since this time: 2d, 12h, 2026-11-01, RFC 3339")
 	c.Flags().IntVar(&f.Limit, "limit", 0, "only the N most recently started sessions (0: all)")
 	c.Flags().BoolVar(&wide, "wide", false, "whole names and project paths, and the end time")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
@@ -77,7 +74,7 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 		Example: `  memex replay 5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b
   memex replay django__django-10097 --full
   memex replay 5f0c2a91 --json | jq '.[] | select(.kind=="tool")'`,
-		Args: exactArgs(1),
+		Args: cli.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
 			svc, err := a.service(ctx, home.Options{Shared: true})
@@ -118,7 +115,7 @@ func (a *app) printSessions(list []api.SessionInfo, asJSON, wide bool) error {
 		if list == nil {
 			list = []api.SessionInfo{}
 		}
-		return writeJSON(a.stdout, api.SessionList{Sessions: list})
+		return cli.WriteJSON(a.stdout, api.SessionList{Sessions: list})
 	}
 	return render.Sessions(a.stdout, list, wide)
 }
@@ -127,32 +124,9 @@ func (a *app) printSessions(list []api.SessionInfo, asJSON, wide bool) error {
 // a terminal.
 func (a *app) printReplay(steps []render.ReplayStep, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, steps)
+		return cli.WriteJSON(a.stdout, steps)
 	}
-	out, done := a.pager()
+	out, done := cli.Pager(a.stdout, a.stderr)
 	defer done()
 	return render.Replay(out, steps)
-}
-
-// pager returns where long output should go: $PAGER (default less -FRX)
-// when stdout is a terminal, else stdout itself. done waits for the pager.
-func (a *app) pager() (io.Writer, func()) {
-	f, ok := a.stdout.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return a.stdout, func() {}
-	}
-	p := os.Getenv("PAGER")
-	if p == "" {
-		p = "less -FRX"
-	}
-	cmd := exec.Command("sh", "-c", p)
-	cmd.Stdout, cmd.Stderr = f, a.stderr
-	in, err := cmd.StdinPipe()
-	if err != nil || cmd.Start() != nil {
-		return a.stdout, func() {}
-	}
-	return in, func() {
-		in.Close()
-		cmd.Wait()
-	}
 }

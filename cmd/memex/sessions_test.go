@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/render"
 )
 
@@ -140,10 +141,10 @@ func TestDashNamedSession(t *testing.T) {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}
-	if r := run(t, home, nil, "replay", "-fix-auth", "--no-such-flag"); r.code != exitUsage {
+	if r := run(t, home, nil, "replay", "-fix-auth", "--no-such-flag"); r.code != cli.ExitUsage {
 		t.Errorf("an unknown long flag beside the name: %+v", r)
 	}
-	if r := run(t, home, nil, "search", "-zz"); r.code != exitUsage {
+	if r := run(t, home, nil, "search", "-zz"); r.code != cli.ExitUsage {
 		t.Errorf("search keeps refusing an unknown shorthand: %+v", r)
 	}
 }

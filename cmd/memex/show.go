@@ -6,6 +6,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ the deref result (as memex deref --json).
 		Example: `  memex show 01JD8X3N6Q4W0G2Y7T5R9KZC1M
   memex show toolu_01ABC --lines 120:140
   memex show sess-42#3 --json`,
-		Args: exactArgs(1),
+		Args: cli.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error { return a.runShow(c, o, args[0]) },
 	}
 	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
@@ -57,7 +58,7 @@ the deref result (as memex deref --json).
 func parseLines(s string) (from, to int64, err error) {
 	from, to, err = memex.ParseLineRange(s)
 	if err != nil {
-		return 0, 0, usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
+		return 0, 0, cli.Usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
 	}
 	return from, to, nil
 }
@@ -71,7 +72,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		}
 	}
 	if o.budget < 0 || (o.budget > 0 && o.lines != "") {
-		return usagef("--budget takes a positive number of tokens and does not combine with --lines")
+		return cli.Usagef("--budget takes a positive number of tokens and does not combine with --lines")
 	}
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{Shared: true})
@@ -84,7 +85,7 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 			return err
 		}
 		if o.json {
-			return writeJSON(a.stdout, res.Result)
+			return cli.WriteJSON(a.stdout, res.Result)
 		}
 		e, err := svc.Entry(ctx, res.Item.ID, "")
 		if err != nil {

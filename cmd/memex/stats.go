@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ func (a *app) statsCommand() *cobra.Command {
 		Short: "Entries, sessions, raw and stored bytes, compression and dedup",
 		Example: `  memex stats
   memex stats --json`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
@@ -38,7 +39,7 @@ func (a *app) statsCommand() *cobra.Command {
 // read from the store or from a running server.
 func (a *app) printStats(st api.Stats, asJSON bool) error {
 	if asJSON {
-		return writeJSON(a.stdout, st)
+		return cli.WriteJSON(a.stdout, st)
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "entries\t%d\n", st.Entries)

@@ -8,6 +8,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 )
@@ -114,7 +115,7 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 	if a.h != nil {
 		return a.h, nil
 	}
-	o.Wait = lockTimeout()
+	o.Wait = cli.LockTimeout()
 	o.NoSync = a.bulk
 	o.Logger = a.log
 	o.OnWait = a.waitNotice
@@ -137,5 +138,5 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 // waitNotice says, once, that a command is waiting for the store's lock
 // and what holds it.
 func (a *app) waitNotice(holder string) {
-	fmt.Fprintf(a.stderr, "memex: waiting for the store: %s holds it (up to %s; MEMEX_LOCK_TIMEOUT changes that)\n", holder, lockTimeout())
+	fmt.Fprintf(a.stderr, "memex: waiting for the store: %s holds it (up to %s; MEMEX_LOCK_TIMEOUT changes that)\n", holder, cli.LockTimeout())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -17,9 +18,9 @@ func (a *app) tokensCommand() *cobra.Command {
 the one every budget is measured in.`,
 		Example: `  memex tokens README.md
   go test ./... 2>&1 | memex tokens`,
-		Args: rangeArgs(0, 1),
+		Args: cli.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			in, err := a.input(args)
+			in, err := cli.Input(args, a.stdin)
 			if err != nil {
 				return err
 			}
@@ -29,7 +30,7 @@ the one every budget is measured in.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.stdout, map[string]any{"tokens": n, "bytes": bytes, "encoding": summarize.Encoding})
+				return cli.WriteJSON(a.stdout, map[string]any{"tokens": n, "bytes": bytes, "encoding": summarize.Encoding})
 			}
 			_, err = fmt.Fprintln(a.stdout, n)
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ transcripts come back with memex ingest (their keys are gone with them).`,
 		Example: `  memex verify
   memex verify --json   # {"checked","problems":[{"id","message"}],"files":[{"path","message"}],"notes":[...]}
   memex verify --repair # after a damaged log was reported`,
-		Args: exactArgs(0),
+		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			o := home.Options{Shared: true}
 			if repair {
@@ -58,7 +59,7 @@ transcripts come back with memex ingest (their keys are gone with them).`,
 // anything is wrong.
 func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 	if asJSON {
-		if err := writeJSON(a.stdout, res); err != nil {
+		if err := cli.WriteJSON(a.stdout, res); err != nil {
 			return err
 		}
 	} else {
@@ -79,7 +80,7 @@ func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 			summarize.Plural(len(res.Problems)+len(res.Files), "problem"))
 	}
 	if len(res.Problems)+len(res.Files) > 0 {
-		return &exitStatus{code: exitFailure}
+		return cli.Exit(cli.ExitFailure)
 	}
 	return nil
 }

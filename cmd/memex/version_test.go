@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/cli"
 )
 
 func TestVersion(t *testing.T) {
@@ -13,7 +15,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("--version: %+v", r)
 	}
 	r = run(t, home, nil, "version", "--json")
-	var b buildInfo
+	var b cli.BuildInfo
 	if err := json.Unmarshal([]byte(r.stdout), &b); err != nil || b.Version != version || b.Go == "" {
 		t.Fatalf("version --json: %v %+v", err, r)
 	}

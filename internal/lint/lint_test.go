@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"api":               {"", "deref", "memory"},
 	"api/web":           {"", "api", "deref"},
 	"memory":            {"", "summarize", "deref", "internal/lazyre"},
-	"eval":              {"*", "-api", "-cmd/memex"},
+	"eval":              {"*", "-api", "-cmd/memex", "-internal/cli"},
 	"cmd/memex":         {"*"},
 	"internal/testutil": {},
 	"internal/lint":     {},
@@ -55,6 +55,10 @@ var allowed = map[string][]string{
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
 	"internal/render":              {"", "api", "summarize"},
 	"internal/service/servicetest": {"", "api", "deref", "memory"},
+	// The command line's own machinery (exit codes, usage errors, --json
+	// output, flag values): cmd/memex alone imports it, and it knows
+	// nothing of the store (no archive, index, home or service).
+	"internal/cli": {"", "api", "internal/hosts"},
 	// What a host's hook event does, through a Service.
 	"internal/hook": {"", "api", "ingest", "internal/home", "internal/hosts", "internal/service"},
 }
@@ -67,7 +71,7 @@ var thirdParty = map[string][]string{
 	"github.com/go-chi/chi":                  {"api"},
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
 	"modernc.org/sqlite":                     {"ingest"},
-	"github.com/spf13/cobra":                 {"cmd/memex"},
+	"github.com/spf13/cobra":                 {"cmd/memex", "internal/cli"},
 	"github.com/gofrs/flock":                 {"internal/home"},
 }
 

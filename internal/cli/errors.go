@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+)
+
+// Exit codes: 0 ok, 1 failure, 2 usage. A command run by `memex run`
+// passes its own status through.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// UsageError marks a malformed command line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef is a UsageError with a formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ExitStatus asks main to exit with a code without printing anything (the
+// command already said what it had to).
+type ExitStatus struct{ Code int }
+
+func (e *ExitStatus) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Exit is an ExitStatus of code.
+func Exit(code int) error { return &ExitStatus{Code: code} }
+
+// JSONError is the error of a command run with --json: ExitCode prints it
+// as {"error": MESSAGE, "code": CODE} (and "hint" when it has one) on
+// stderr, one line, where MESSAGE is what the command prints without
+// --json and CODE the HTTP API's code for it ("not_found", "invalid",
+// "busy", ...; "usage" for a malformed command line).
+type JSONError struct{ Err error }
+
+func (e *JSONError) Error() string { return e.Err.Error() }
+func (e *JSONError) Unwrap() error { return e.Err }
+
+// ExitCode maps an error to the process exit code and prints it, once, in
+// the one place that does so.
+func ExitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var st *ExitStatus
+	if errors.As(err, &st) {
+		return st.Code
+	}
+	var je *JSONError
+	if errors.As(err, &je) {
+		return printJSONError(je.Err, stderr)
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "memex: %s\n", ue.Msg)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "memex: %s\n", Message(err))
+	return ExitFailure
+}
+
+func printJSONError(err error, stderr io.Writer) int {
+	out := struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+		Hint  string `json:"hint,omitempty"`
+	}{Code: api.Code(err)}
+	code := ExitFailure
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		out.Error, out.Code, code = ue.Msg, "usage", ExitUsage
+	} else {
+		out.Error = Message(err)
+	}
+	var me *memex.Error
+	if errors.As(err, &me) && out.Code != "usage" && !errors.Is(err, context.Canceled) {
+		// The hint on its own, as the HTTP API's error body has it.
+		out.Error, out.Hint = me.What, me.Hint
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintf(stderr, "%s\n", b)
+	return code
+}
+
+// Message is what the CLI says of err: its sentence (memex.Sentence:
+// the words of the *memex.Error it carries, as the HTTP API sends them, so
+// a served command prints what a local one does).
+func Message(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return memex.Sentence(err)
+}

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/cli"
-	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -101,24 +98,5 @@ func (a *app) sessionNames() []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var svc api.Service
-	if _, c, ok := service.Running(ctx, a.home); ok {
-		svc = c
-	} else if h, err := home.Open(ctx, a.home, home.Options{Shared: true, Wait: -1}); err == nil {
-		defer h.Close()
-		svc = service.New(h, service.Options{})
-	} else {
-		return nil
-	}
-	list, _ := svc.Sessions(ctx, api.SessionFilter{})
-	seen := map[string]bool{}
-	for _, s := range list {
-		seen[s.Session] = true
-	}
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
+	return service.SessionNames(ctx, a.home)
 }

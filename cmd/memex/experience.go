@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
@@ -219,11 +219,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 			if o.json {
 				return cli.WriteJSON(a.stdout, items)
 			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			for _, it := range items {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), it.Text)
-			}
-			return w.Flush()
+			return render.Lessons(a.stdout, items)
 		},
 	}
 	f := c.Flags()

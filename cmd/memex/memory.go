@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/memory"
 	"github.com/spf13/cobra"
@@ -125,33 +124,5 @@ func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error
 	if asJSON {
 		return cli.WriteJSON(a.stdout, res)
 	}
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	for _, it := range res.Items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), deref.MarkText(it.Evidence), oneLine(it.Summary, 100))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "memex: %d of %d checked memories of %s stale in %s\n", len(res.Items), res.Checked, res.Project, root)
-	if res.Partial {
-		fmt.Fprintf(a.stderr, "memex: the check ran out of time (%s); older memories were not checked\n", service.StaleTimeout)
-	}
-	return nil
-}
-
-// oneLine is s on one line (tabs and newlines as spaces), cut to n runes
-// with "..." at the end when it is longer.
-func oneLine(s string, n int) string {
-	b := []rune(s)
-	out := make([]rune, 0, len(b))
-	for _, r := range b {
-		if r == '\n' || r == '\t' {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	if len(out) > n {
-		return string(out[:n-3]) + "..."
-	}
-	return string(out)
+	return render.Stale(a.stdout, a.stderr, res, root, service.StaleTimeout)
 }

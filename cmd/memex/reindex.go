@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/summarize"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -59,9 +57,6 @@ func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {
 	if asJSON {
 		return cli.WriteJSON(a.stdout, res)
 	}
-	fmt.Fprintf(a.stdout, "reindexed %s\n", summarize.Plural(res.Indexed, "entry"))
-	if res.NoContent > 0 {
-		fmt.Fprintf(a.stderr, "%d entries indexed without content (unreadable body; run memex verify)\n", res.NoContent)
-	}
+	render.Reindex(a.stdout, a.stderr, res)
 	return nil
 }

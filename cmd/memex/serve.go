@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"time"
@@ -79,24 +77,6 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	return c
 }
 
-// checkAddr checks --addr before serve creates anything: a value that is
-// not host:port with a port from 0 to 65535 (or a service name) is a
-// usage error. Whether the host resolves is learnt when serve listens.
-func checkAddr(ctx context.Context, addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		var ae *net.AddrError
-		if errors.As(err, &ae) {
-			err = errors.New(ae.Err)
-		}
-		return cli.Usagef("--addr %q: %v: want HOST:PORT, as 127.0.0.1:7077 (port 0 picks a free one)", addr, err)
-	}
-	if _, err := net.DefaultResolver.LookupPort(ctx, "tcp", port); err != nil {
-		return cli.Usagef("--addr %q: port %q: want a number from 0 to 65535", addr, port)
-	}
-	return nil
-}
-
 // ingestFormats parses --ingest: each name must be a format with default
 // locations (the server has no paths to give the others); anything else
 // is a usage error. A name given twice is read once; empty ones are
@@ -134,8 +114,10 @@ func formatNames(fs []ingest.Format) []string {
 func formatList(fs []ingest.Format) string { return strings.Join(formatNames(fs), ", ") }
 
 func (a *app) runServe(ctx context.Context, o serveOptions) error {
-	if err := checkAddr(ctx, o.addr); err != nil {
-		return err
+	// A malformed --addr fails before serve creates anything; whether
+	// its host resolves is learnt when serve listens.
+	if err := serve.CheckAddr(ctx, o.addr); err != nil {
+		return cli.Usagef("--addr %q: %v", o.addr, err)
 	}
 	formats, err := ingestFormats(o.ingest)
 	if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
@@ -86,18 +84,9 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 			if err != nil {
 				return err
 			}
-			steps := make([]render.ReplayStep, 0, len(entries))
-			for i, e := range entries {
-				var content *string
-				if full {
-					b, ok, err := e.Body()
-					if err != nil || !ok {
-						return fmt.Errorf("replay: entry %s came without its content: %v", e.ID, err)
-					}
-					text := string(b)
-					content = &text
-				}
-				steps = append(steps, render.Step(i, e.Entry, content))
+			steps, err := render.Steps(entries, full)
+			if err != nil {
+				return err
 			}
 			return a.printReplay(steps, asJSON)
 		},

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/summarize"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -41,13 +38,5 @@ func (a *app) printStats(st api.Stats, asJSON bool) error {
 	if asJSON {
 		return cli.WriteJSON(a.stdout, st)
 	}
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "entries\t%d\n", st.Entries)
-	fmt.Fprintf(w, "sessions\t%d\n", st.Sessions)
-	fmt.Fprintf(w, "tokens archived\t%d\n", st.Tokens)
-	fmt.Fprintf(w, "raw bytes\t%s\n", summarize.ByteSize(st.RawBytes))
-	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", summarize.ByteSize(st.StoredBytes), st.Ratio)
-	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", summarize.ByteSize(st.DedupSaved), st.Bodies)
-	fmt.Fprintf(w, "on disk\t%s\n", summarize.ByteSize(st.DiskBytes))
-	return w.Flush()
+	return render.Stats(a.stdout, st)
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/summarize"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -63,21 +61,7 @@ func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
 			return err
 		}
 	} else {
-		for _, p := range res.Problems {
-			where := "store"
-			if !p.ID.IsZero() {
-				where = p.ID.String()
-			}
-			fmt.Fprintf(a.stdout, "%s: %s\n", where, p.Message)
-		}
-		for _, p := range res.Files {
-			fmt.Fprintf(a.stdout, "%s: %s\n", p.Path, p.Message)
-		}
-		for _, p := range res.Notes {
-			fmt.Fprintf(a.stdout, "note: %s: %s\n", p.Path, p.Message)
-		}
-		fmt.Fprintf(a.stderr, "memex: verified %s, %s\n", summarize.Plural(res.Checked, "entry"),
-			summarize.Plural(len(res.Problems)+len(res.Files), "problem"))
+		render.Verify(a.stdout, a.stderr, res)
 	}
 	if len(res.Problems)+len(res.Files) > 0 {
 		return cli.Exit(cli.ExitFailure)

@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/serve": {"", "api", "api/web", "archive", "deref", "eval", "ingest", "internal/home", "internal/service"},
 	// The Services over a home: Local, per-call locking, the write policy.
 	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
-	"internal/render":              {"", "api", "summarize"},
+	"internal/render":              {"", "api", "deref", "memory", "summarize"},
 	"internal/service/servicetest": {"", "api", "deref", "memory"},
 	// The command line's own machinery (exit codes, usage errors, --json
 	// output, flag values): cmd/memex alone imports it, and it knows

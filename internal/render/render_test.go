@@ -94,3 +94,31 @@ func TestWarnerCapsAndRest(t *testing.T) {
 		t.Fatalf("json: %q", b.String())
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\tb\nc", 10, "a b c"},
+		{"héllo wörld", 8, "héllo..."},
+		{"exactly8", 8, "exactly8"},
+	} {
+		if got := OneLine(c.in, c.n); got != c.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// A verification prints each problem where it is (the store, an entry,
+// a file), the notes, and the count on stderr.
+func TestVerify(t *testing.T) {
+	var out, errw strings.Builder
+	Verify(&out, &errw, api.VerifyResult{Checked: 2, Problems: []api.Problem{{Message: "index: 1 entry missing"}},
+		Files: []api.Problem{{Path: "token", Message: "mode 0644"}}, Notes: []api.Problem{{Path: "store/000001.log", Message: "cut"}}})
+	want := "store: index: 1 entry missing\ntoken: mode 0644\nnote: store/000001.log: cut\n"
+	if out.String() != want || errw.String() != "memex: verified 2 entries, 2 problems\n" {
+		t.Errorf("stdout %q stderr %q", out.String(), errw.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 )
 
 // ReplayStep is one step of memex replay, as --json prints it.
@@ -28,6 +29,25 @@ type ReplayStep struct {
 func Step(n int, e memex.Entry, content *string) ReplayStep {
 	return ReplayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Role: e.Attrs["role"], Tool: e.Tool,
 		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: e.IsCompaction(), Content: content}
+}
+
+// Steps are the steps of a replay of entries, with each entry's content
+// when full asked for it (and the entries came with it).
+func Steps(entries []api.EntryJSON, full bool) ([]ReplayStep, error) {
+	steps := make([]ReplayStep, 0, len(entries))
+	for i, e := range entries {
+		var content *string
+		if full {
+			b, ok, err := e.Body()
+			if err != nil || !ok {
+				return nil, fmt.Errorf("replay: entry %s came without its content: %v", e.ID, err)
+			}
+			text := string(b)
+			content = &text
+		}
+		steps = append(steps, Step(i, e.Entry, content))
+	}
+	return steps, nil
 }
 
 // Replay prints a replay's steps as memex replay does: one line per step,

@@ -8,6 +8,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -145,6 +146,24 @@ func newServer(h *home.Home, o Options, stderr io.Writer) (server, string, strin
 		return server{}, "", "", err
 	}
 	return server{srv, svc}, tokenPath, key, nil
+}
+
+// CheckAddr checks an address to listen on before anything is created:
+// host:port with a port from 0 to 65535 (or a service name). Whether the
+// host resolves is learnt when the server listens.
+func CheckAddr(ctx context.Context, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("%v: want HOST:PORT, as 127.0.0.1:7077 (port 0 picks a free one)", err)
+	}
+	if _, err := net.DefaultResolver.LookupPort(ctx, "tcp", port); err != nil {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	return nil
 }
 
 // Token returns the bearer token a server at addr requires ("" for none)

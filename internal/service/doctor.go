@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,70 @@ func CheckStore(ctx context.Context, dir string, c *api.Client, message func(err
 		problem("reading the entries not yet indexed: "+message(err), "memex verify says more")
 	}
 	return st, problems
+}
+
+// WriteDoctor prints rep as memex doctor does: a line per host memex is
+// installed in (its hooks, MCP server, binaries and last hook), the
+// server, the store, then the problems found with their fixes.
+func WriteDoctor(w io.Writer, rep DoctorReport) {
+	fmt.Fprintf(w, "memex %s, store in %s\n", rep.Version, rep.Home)
+	if len(rep.Hosts) == 0 {
+		fmt.Fprintf(w, "hosts: memex is installed in none (memex install %s)\n", strings.Join(hosts.Names, "|"))
+	}
+	for _, h := range rep.Hosts {
+		fmt.Fprintf(w, "%s (%s scope): %d of %d hooks", h.Host, h.Scope, len(h.Hooks), len(h.Hooks)+len(h.Missing))
+		if h.Server != nil {
+			fmt.Fprint(w, ", MCP server")
+		} else {
+			fmt.Fprint(w, ", no MCP server")
+		}
+		if len(h.WritesTo) > 0 {
+			fmt.Fprintf(w, ", writing to %s", strings.Join(h.WritesTo, " and "))
+		}
+		fmt.Fprintln(w)
+		for _, b := range h.Binaries {
+			if b.Runs {
+				fmt.Fprintf(w, "  runs %s (%s)\n", b.Path, b.Version)
+			} else {
+				fmt.Fprintf(w, "  runs %s: %s\n", b.Path, b.Error)
+			}
+		}
+		if h.LastHook != nil {
+			outcome := "ok"
+			if h.LastHook.Error != "" {
+				outcome = "failed: " + h.LastHook.Error
+			}
+			fmt.Fprintf(w, "  last hook: %s at %s, %s\n", h.LastHook.Event, h.LastHook.At.Local().Format(time.DateTime), outcome)
+		} else if len(h.Hooks) > 0 {
+			fmt.Fprintln(w, "  last hook: none has run yet")
+		}
+	}
+	switch {
+	case !rep.Server.Running:
+		fmt.Fprintln(w, "server: none running")
+	case rep.Server.Answering:
+		fmt.Fprintf(w, "server: %s answering (memex %s)\n", rep.Server.Addr, rep.Server.Version)
+	default:
+		fmt.Fprintf(w, "server: %s not answering\n", rep.Server.Addr)
+	}
+	if rep.Store.Exists && rep.Store.Schema > 0 {
+		fmt.Fprintf(w, "store: schema v%d, %d entries waiting for the index (the next memex search indexes them first)", rep.Store.Schema, rep.Store.PendingIndex)
+		if rep.Store.Note != "" {
+			fmt.Fprintf(w, " (%s)", rep.Store.Note)
+		}
+		fmt.Fprintln(w)
+	} else if rep.Store.Note != "" {
+		fmt.Fprintf(w, "store: %s\n", rep.Store.Note)
+	}
+	if len(rep.Problems) == 0 {
+		fmt.Fprintln(w, "no problems found")
+		return
+	}
+	fmt.Fprintf(w, "\n%d problem(s):\n", len(rep.Problems))
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "- %s: %s\n", p.Where, p.Problem)
+		if p.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", p.Fix)
+		}
+	}
 }

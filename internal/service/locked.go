@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -26,6 +27,33 @@ func Running(ctx context.Context, dir string) (string, *api.Client, bool) {
 		return "", nil, false
 	}
 	return srv.Addr, c, true
+}
+
+// SessionNames lists the session names of the home at dir, sorted, each
+// once (for shell completion), from the Service: the running server's, or
+// the one over the store opened for reading; nothing when neither answers
+// at once (it does not wait for a lock) or before ctx ends.
+func SessionNames(ctx context.Context, dir string) []string {
+	var svc api.Service
+	if _, c, ok := Running(ctx, dir); ok {
+		svc = c
+	} else if h, err := home.Open(ctx, dir, home.Options{Shared: true, Wait: -1}); err == nil {
+		defer h.Close()
+		svc = New(h, Options{})
+	} else {
+		return nil
+	}
+	list, _ := svc.Sessions(ctx, api.SessionFilter{})
+	seen := map[string]bool{}
+	for _, s := range list {
+		seen[s.Session] = true
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // LockedHome is the Locked Service (and Memory) over the home at dir,

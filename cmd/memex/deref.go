@@ -9,15 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type derefOptions struct {
-	budget  int
-	query   string
-	project string
-	json    bool
-	noCheck bool
-	base64  bool
-}
-
 // aliasHelp says what names an entry, for the commands that take one.
 const aliasHelp = `An entry is named by its ID (any case) or an alias: a name given with --alias, the
 host's own id of a tool call (a Claude Code tool_use id, a Codex call_id), or
@@ -25,7 +16,8 @@ SESSION#N, the N-th tool call of an imported session counted from 0 (tool calls 
 so it differs from replay's step numbers once messages are interleaved).`
 
 func (a *app) derefCommand() *cobra.Command {
-	var o derefOptions
+	var req api.DerefRequest
+	var asJSON, noCheck bool
 	c := &cobra.Command{
 		Use:   "deref ID|ALIAS... [--budget N] [--query Q] [--json]",
 		Short: "Exact evidence of entries, within a token budget",
@@ -60,29 +52,24 @@ and --json carries "mark" and "evidence" (--no-check skips it). The mark is coun
 the budget.`,
 		Example: `  memex deref 01JD8X3N6Q4W0G2Y7T5R9KZC1M --budget 1500 --query "nil map"
   memex deref toolu_01ABC sess-42#3 --budget 4000 --json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cli.Usagef("deref needs at least one ID or alias\nUsage: %s", c.UseLine())
-			}
-			return nil
-		},
+		Args: cli.NeedArgs("deref needs at least one ID or alias"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.budget < 0 {
+			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			svc, err := a.service(c.Context(), home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			req := api.DerefRequest{Refs: args, Budget: o.budget, Query: o.query, Project: o.project, Base64: o.base64}
-			if !o.noCheck {
+			req.Refs = args
+			if !noCheck {
 				req.Checkout = service.WorkingRoot()
 			}
 			res, err := svc.Deref(c.Context(), req)
 			if err != nil {
 				return err
 			}
-			if o.json {
+			if asJSON {
 				err = cli.WriteJSON(a.stdout, res.Result)
 			} else {
 				err = cli.PrintText(a.stdout, res.Text)
@@ -97,23 +84,18 @@ the budget.`,
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&o.budget, "budget", deref.DefaultBudget, "tokens for the whole output")
-	f.StringVar(&o.query, "query", "", "terms whose lines are shown first")
-	f.BoolVar(&o.base64, "base64", false, "give a binary entry's bytes as base64 within the budget, not a note")
-	f.BoolVar(&o.noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
-	f.Var(projectValue{&o.project}, "project", "narrow aliases that name entries in several projects")
-	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	f.IntVar(&req.Budget, "budget", deref.DefaultBudget, "tokens for the whole output")
+	f.StringVar(&req.Query, "query", "", "terms whose lines are shown first")
+	f.BoolVar(&req.Base64, "base64", false, "give a binary entry's bytes as base64 within the budget, not a note")
+	f.BoolVar(&noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
+	f.Var(projectValue{&req.Project}, "project", "narrow aliases that name entries in several projects")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }
 
-type contextOptions struct {
-	session, project, before string
-	budget                   int
-	json, noCheck            bool
-}
-
 func (a *app) contextCommand() *cobra.Command {
-	var o contextOptions
+	var req api.ContextRequest
+	var asJSON, noCheck bool
 	c := &cobra.Command{
 		Use:   "context [--session S | --project P] [--budget N] [--before ID] [--json]",
 		Short: "The IndexedSummary of a session or project: one line per entry, with IDs",
@@ -134,15 +116,14 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			if o.budget < 0 {
+			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			svc, err := a.service(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			req := api.ContextRequest{Session: o.session, Project: o.project, Budget: o.budget, Before: o.before}
-			if !o.noCheck {
+			if !noCheck {
 				req.Checkout = service.WorkingRoot()
 			}
 			if req.Session == "" && req.Project == "" {
@@ -154,18 +135,18 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 			if err != nil {
 				return err
 			}
-			if o.json {
+			if asJSON {
 				return cli.WriteJSON(a.stdout, res.ContextResult)
 			}
 			return cli.PrintText(a.stdout, res.Text)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.session, "session", "", "the session to summarize")
-	f.Var(projectValue{&o.project}, "project", "the project to summarize (all its sessions)")
-	f.StringVar(&o.before, "before", "", "only entries before this ID or alias")
-	f.BoolVar(&o.noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
-	f.IntVar(&o.budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
-	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	f.StringVar(&req.Session, "session", "", "the session to summarize")
+	f.Var(projectValue{&req.Project}, "project", "the project to summarize (all its sessions)")
+	f.StringVar(&req.Before, "before", "", "only entries before this ID or alias")
+	f.BoolVar(&noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")
+	f.IntVar(&req.Budget, "budget", deref.DefaultContextBudget, "tokens for the whole summary")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }

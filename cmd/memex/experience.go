@@ -185,14 +185,9 @@ func (a *app) saidExport(path string) func(wrote bool, err error) error {
 	}
 }
 
-type lessonsOptions struct {
-	project, session, status string
-	limit                    int
-	json                     bool
-}
-
 func (a *app) lessonsCommand() *cobra.Command {
-	var o lessonsOptions
+	var req api.LessonsRequest
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "lessons [--project P] [--session S] [--status fixed|abandoned|reverted] [--limit N] [--json]",
 		Short: "Failure lessons distilled from a project's sessions, newest first",
@@ -212,32 +207,29 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 			if err != nil {
 				return err
 			}
-			items, err := m.Lessons(ctx, api.LessonsRequest{Project: service.WorkingProject(o.project), Session: o.session, Status: o.status, Limit: o.limit})
+			req.Project = service.WorkingProject(req.Project)
+			items, err := m.Lessons(ctx, req)
 			if err != nil {
 				return err
 			}
-			if o.json {
+			if asJSON {
 				return cli.WriteJSON(a.stdout, items)
 			}
 			return render.Lessons(a.stdout, items)
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's; \"\" with --session for any)")
-	f.StringVar(&o.session, "session", "", "only the lessons of this session")
-	f.StringVar(&o.status, "status", "", "only lessons of this status: fixed, abandoned, reverted")
-	f.IntVar(&o.limit, "limit", 0, "list at most N (0: all)")
-	f.BoolVar(&o.json, "json", false, "print the list as JSON")
+	f.Var(projectValue{&req.Project}, "project", "the project (default: the current directory's; \"\" with --session for any)")
+	f.StringVar(&req.Session, "session", "", "only the lessons of this session")
+	f.StringVar(&req.Status, "status", "", "only lessons of this status: fixed, abandoned, reverted")
+	f.IntVar(&req.Limit, "limit", 0, "list at most N (0: all)")
+	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	return c
 }
 
-type distillOptions struct {
-	project string
-	json    bool
-}
-
 func (a *app) distillCommand() *cobra.Command {
-	var o distillOptions
+	var req api.DistillRequest
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "distill [--project P] [--json]",
 		Short: "Distil the lessons and procedures of every session again, from the archive",
@@ -256,11 +248,11 @@ after a distillation was interrupted. Lessons that did not change are left as th
 			if err != nil {
 				return err
 			}
-			rep, err := m.Distill(ctx, api.DistillRequest{Project: o.project})
+			rep, err := m.Distill(ctx, req)
 			if err != nil {
 				return err
 			}
-			if o.json {
+			if asJSON {
 				return cli.WriteJSON(a.stdout, rep)
 			}
 			fmt.Fprintf(a.stdout, "distilled %d sessions: %d lessons (%d added, %d kept, %d removed), %d runs for procedures\n",
@@ -269,7 +261,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "only the sessions of this project")
-	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.Var(projectValue{&req.Project}, "project", "only the sessions of this project")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return c
 }

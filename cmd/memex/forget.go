@@ -14,13 +14,9 @@ import (
 	"golang.org/x/term"
 )
 
-type forgetOptions struct {
-	session, project string
-	yes, json        bool
-}
-
 func (a *app) forgetCommand() *cobra.Command {
-	var o forgetOptions
+	var req api.ForgetRequest
+	var yes, asJSON bool
 	c := &cobra.Command{
 		Use:   "forget ID...|--session S|--project P [--yes]",
 		Short: "Remove entries from the archive and the index for good",
@@ -42,7 +38,7 @@ encryption for that). If forget is interrupted, run it again on what is left.`,
 			n := 0
 			// --project alone forgets a project; with --session it
 			// narrows the session's name, as it does for replay.
-			for _, set := range []bool{len(args) > 0, o.session != "", o.project != "" && o.session == ""} {
+			for _, set := range []bool{len(args) > 0, req.Session != "", req.Project != "" && req.Session == ""} {
 				if set {
 					n++
 				}
@@ -50,25 +46,25 @@ encryption for that). If forget is interrupted, run it again on what is left.`,
 			if n != 1 {
 				return cli.Usagef("forget takes IDs, or --session, or --project (one of them)\nUsage: %s", c.UseLine())
 			}
-			return a.runForget(c, o, args)
+			req.Refs = args
+			return a.runForget(c, req, yes, asJSON)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.session, "session", "", "forget every entry of this session")
-	f.Var(projectValue{&o.project}, "project", "forget every entry of this project (with --session: of that session in this project)")
-	f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
-	f.BoolVar(&o.json, "json", false, `print {"forgotten":N} as JSON`)
+	f.StringVar(&req.Session, "session", "", "forget every entry of this session")
+	f.Var(projectValue{&req.Project}, "project", "forget every entry of this project (with --session: of that session in this project)")
+	f.BoolVar(&yes, "yes", false, "do not ask for confirmation")
+	f.BoolVar(&asJSON, "json", false, `print {"forgotten":N} as JSON`)
 	return c
 }
 
-func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error {
+func (a *app) runForget(c *cobra.Command, req api.ForgetRequest, yes, asJSON bool) error {
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{MustExist: true})
 	if err != nil {
 		return err
 	}
-	req := api.ForgetRequest{Refs: args, Session: o.session, Project: o.project}
-	if !o.yes {
+	if !yes {
 		// Count first, and ask.
 		dry := req
 		dry.DryRun = true
@@ -84,7 +80,7 @@ func (a *app) runForget(c *cobra.Command, o forgetOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	return a.printForgotten(res.Forgotten, o.json)
+	return a.printForgotten(res.Forgotten, asJSON)
 }
 
 // confirmForget asks on a terminal whether to forget n entries; elsewhere

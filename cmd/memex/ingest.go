@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -14,19 +13,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type ingestOptions struct {
-	project  string
-	noRedact bool
-	full     bool
-	noIndex  bool
-	quiet    bool
-	json     bool
-	since    time.Time
-	max      int
-}
-
 func (a *app) ingestCommand() *cobra.Command {
-	var o ingestOptions
+	var req api.IngestRequest
+	var quiet, asJSON bool
 	names := formatList(ingest.Formats)
 	c := &cobra.Command{
 		Use:   "ingest FORMAT [PATH...]",
@@ -85,40 +74,36 @@ default locations on its own machine, and this command prints the same report.`,
   memex ingest swe-agent --project django/django runs/ --json
   memex ingest git .                     # this repository's history
   memex ingest git ~/src/api --since 2025-01-01`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cli.Usagef("ingest needs a FORMAT (%s)\nUsage: %s", names, c.UseLine())
-			}
+		Args: cobra.MatchAll(cli.NeedArgs("ingest needs a FORMAT ("+names+")"), func(c *cobra.Command, args []string) error {
 			if _, err := ingest.ParseFormat(args[0]); err != nil {
 				return cli.Usagef("%s\nUsage: %s", memex.Sentence(err), c.UseLine())
 			}
 			return nil
-		},
-		RunE: func(c *cobra.Command, args []string) error { return a.runIngest(c, o, args) },
+		}),
+		RunE: func(c *cobra.Command, args []string) error { return a.runIngest(c, req, quiet, asJSON, args) },
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "project for every session read (default: detected from each session's directory)")
-	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are")
-	f.BoolVar(&o.full, "full", false, "read every file whole, ignoring the progress kept from earlier runs")
-	f.BoolVar(&o.noIndex, "no-index", false, "do not index the new entries now")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no per-line warnings")
-	f.BoolVar(&o.json, "json", false, "print the report as JSON")
-	f.Var(cli.Time(&o.since), "since", "git: only commits after this time: "+memex.TimeForms)
-	f.IntVar(&o.max, "max", 0, "git: at most this many commits, the most recent")
+	f.Var(projectValue{&req.Project}, "project", "project for every session read (default: detected from each session's directory)")
+	f.BoolVar(&req.NoRedact, "no-redact", false, "store credentials as they are")
+	f.BoolVar(&req.Full, "full", false, "read every file whole, ignoring the progress kept from earlier runs")
+	f.BoolVar(&req.NoIndex, "no-index", false, "do not index the new entries now")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no per-line warnings")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.Var(cli.Time(&req.Since), "since", "git: only commits after this time: "+memex.TimeForms)
+	f.IntVar(&req.Max, "max", 0, "git: at most this many commits, the most recent")
 	return c
 }
 
-func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error {
+func (a *app) runIngest(c *cobra.Command, req api.IngestRequest, quiet, asJSON bool, args []string) error {
 	ctx := c.Context()
 	format, _ := ingest.ParseFormat(args[0])
-	if (!o.since.IsZero() || o.max != 0) && format != ingest.Git {
+	if (!req.Since.IsZero() || req.Max != 0) && format != ingest.Git {
 		return cli.Usagef("--since and --max apply to ingest git only")
 	}
-	if o.max < 0 {
-		return cli.Usagef("--max must be a positive number of commits, got %d", o.max)
+	if req.Max < 0 {
+		return cli.Usagef("--max must be a positive number of commits, got %d", req.Max)
 	}
-	req := api.IngestRequest{Format: string(format), Paths: args[1:], Project: o.project, NoRedact: o.noRedact,
-		Full: o.full, NoIndex: o.noIndex, Max: o.max, Since: o.since}
+	req.Format, req.Paths = string(format), args[1:]
 	// Ingest writes many entries: commit them without a sync each and sync
 	// once at the end. The write-ahead log keeps order, so a crash loses at
 	// most a suffix of the run, progress records included, and the next
@@ -130,31 +115,31 @@ func (a *app) runIngest(c *cobra.Command, o ingestOptions, args []string) error 
 	}
 	// A local import tells its problems as it meets them, a server's
 	// answer once it is in (api.Client.Ingest): printed alike.
-	w := &render.Warner{Out: a.stderr, JSON: o.json}
-	if !o.quiet {
+	w := &render.Warner{Out: a.stderr, JSON: asJSON}
+	if !quiet {
 		req.Warn = w.Warn
 	}
-	req.Progress = cli.Progress(a.stderr, "ingest", o.quiet || o.json)
+	req.Progress = cli.Progress(a.stderr, "ingest", quiet || asJSON)
 	res, err := svc.Ingest(ctx, req)
 	if err != nil {
 		return err
 	}
-	if !o.quiet {
+	if !quiet {
 		w.More(len(res.Warnings) + res.MoreWarnings - w.Told())
 	}
-	return a.finishIngest(format, o, res, w)
+	return a.finishIngest(format, req.NoIndex, asJSON, res, w)
 }
 
 // finishIngest prints the report of an import and the file problems w
 // has not printed yet, and returns the status.
-func (a *app) finishIngest(format ingest.Format, o ingestOptions, res api.IngestResult, w *render.Warner) error {
+func (a *app) finishIngest(format ingest.Format, noIndex, asJSON bool, res api.IngestResult, w *render.Warner) error {
 	var err error
-	if o.json {
+	if asJSON {
 		// The problems were printed as they came, the first ones.
 		res.Warnings, res.MoreWarnings = nil, 0
 		err = cli.WriteJSON(a.stdout, res)
 	} else {
-		err = render.IngestReport(a.stdout, res, !o.noIndex)
+		err = render.IngestReport(a.stdout, res, !noIndex)
 	}
 	if err != nil {
 		return err

@@ -12,14 +12,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type handoffOptions struct {
-	project string
-	budget  int
-	json    bool
-}
-
 func (a *app) handoffCommand() *cobra.Command {
-	var o handoffOptions
+	var req api.HandoffRequest
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "handoff [--project P] [--budget N] [--json]",
 		Short: "What the next agent needs to know of a project: sessions, notes, open failures, files, commits",
@@ -44,35 +39,31 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			if o.budget < 0 {
+			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
 			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			capsule, err := m.Handoff(ctx, api.HandoffRequest{Project: o.project, Budget: o.budget, Checkout: service.WorkingRoot()})
+			req.Checkout = service.WorkingRoot()
+			capsule, err := m.Handoff(ctx, req)
 			if err != nil {
 				return err
 			}
-			return a.printHandoff(capsule, o.json)
+			return a.printHandoff(capsule, asJSON)
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
-	f.IntVar(&o.budget, "budget", memory.DefaultHandoffBudget, "tokens for the whole capsule")
-	f.BoolVar(&o.json, "json", false, "print the capsule as JSON")
+	f.Var(projectValue{&req.Project}, "project", "the project (default: the current directory's)")
+	f.IntVar(&req.Budget, "budget", memory.DefaultHandoffBudget, "tokens for the whole capsule")
+	f.BoolVar(&asJSON, "json", false, "print the capsule as JSON")
 	return c
 }
 
-type staleOptions struct {
-	project string
-	limit   int
-	json    bool
-}
-
 func (a *app) staleCommand() *cobra.Command {
-	var o staleOptions
+	var req api.StaleRequest
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "stale [--project P] [--limit N] [--json]",
 		Short: "Archived reads and edits whose files changed since, newest first",
@@ -91,25 +82,24 @@ The checkout is the current directory's repository; its project is the default.
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			root := service.WorkingRoot()
-			if root == "" {
+			if req.Checkout = service.WorkingRoot(); req.Checkout == "" {
 				return fmt.Errorf("stale: no current directory to check against")
 			}
 			m, err := a.memory(ctx, home.Options{Shared: true})
 			if err != nil {
 				return err
 			}
-			res, err := m.Stale(ctx, api.StaleRequest{Project: o.project, Limit: o.limit, Checkout: root})
+			res, err := m.Stale(ctx, req)
 			if err != nil {
 				return err
 			}
-			return a.printStale(res, root, o.json)
+			return a.printStale(res, req.Checkout, asJSON)
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
-	f.IntVar(&o.limit, "limit", 0, "list at most N (0: all)")
-	f.BoolVar(&o.json, "json", false, "print the list as JSON")
+	f.Var(projectValue{&req.Project}, "project", "the project (default: the current directory's)")
+	f.IntVar(&req.Limit, "limit", 0, "list at most N (0: all)")
+	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	return c
 }
 

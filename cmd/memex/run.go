@@ -45,12 +45,7 @@ archived with its status, 128+N for signal N.`,
 		Example: `  memex run --quiet -- go test ./...
   memex run -- make lint
   memex run --session fix-auth --alias auth-tests-before-fix -- pytest -x tests/`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cli.Usagef("run needs a command\nUsage: %s", c.UseLine())
-			}
-			return nil
-		},
+		Args: cli.NeedArgs("run needs a command"),
 		RunE: func(c *cobra.Command, args []string) error { return a.runRun(c, o, args) },
 	}
 	f := c.Flags()

@@ -18,16 +18,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type searchOptions struct {
-	limit                               int
-	project, session, agent, kind, tool string
-	before, after                       string
-	since                               time.Time
-	json                                bool
-}
-
 func (a *app) searchCommand() *cobra.Command {
-	var o searchOptions
+	var q api.Query
+	var since time.Time
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--since T] [--before ID|T] [--after ID|T] [--json]",
 		Short: "Find archived entries by words, phrases and filters",
@@ -52,27 +46,23 @@ second; a result cut short says partial.`,
   memex search migration --since 2d
   memex search 'timeout after:2026-11-01 before:2026-11-08'
   memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cli.Usagef("search takes a query\nUsage: %s", c.UseLine())
-			}
-			return nil
-		},
+		Args: cli.NeedArgs("search takes a query"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.runSearch(c, o, sinceText(strings.Join(args, " "), o.since))
+			q.Text = sinceText(strings.Join(args, " "), since)
+			return a.runSearch(c, q, asJSON)
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&o.limit, "limit", index.DefaultLimit, "hits to return")
-	f.Var(projectValue{&o.project}, "project", "only entries of this project")
-	f.StringVar(&o.session, "session", "", "only entries of this session")
-	f.StringVar(&o.agent, "agent", "", "only entries of this agent")
-	f.StringVar(&o.kind, "kind", "", "only entries of this kind")
-	f.StringVar(&o.tool, "tool", "", "only entries of this tool")
-	f.StringVar(&o.before, "before", "", "only entries older than this ID, alias or time (2d, 2026-11-01)")
-	f.StringVar(&o.after, "after", "", "only entries newer than this ID, alias or time (2d, 2026-11-01)")
-	f.Var(cli.Time(&o.since), "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
-	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	f.IntVar(&q.Limit, "limit", index.DefaultLimit, "hits to return")
+	f.Var(projectValue{&q.Project}, "project", "only entries of this project")
+	f.StringVar(&q.Session, "session", "", "only entries of this session")
+	f.StringVar(&q.Agent, "agent", "", "only entries of this agent")
+	f.StringVar(&q.Kind, "kind", "", "only entries of this kind")
+	f.StringVar(&q.Tool, "tool", "", "only entries of this tool")
+	f.StringVar(&q.Before, "before", "", "only entries older than this ID, alias or time (2d, 2026-11-01)")
+	f.StringVar(&q.After, "after", "", "only entries newer than this ID, alias or time (2d, 2026-11-01)")
+	f.Var(cli.Time(&since), "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }
 
@@ -98,9 +88,9 @@ func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, erro
 	return h.Store, ix, err
 }
 
-func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
-	if o.limit <= 0 {
-		return cli.Usagef("--limit %d: want a positive number", o.limit)
+func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
+	if q.Limit <= 0 {
+		return cli.Usagef("--limit %d: want a positive number", q.Limit)
 	}
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{MustExist: true})
@@ -114,15 +104,14 @@ func (a *app) runSearch(c *cobra.Command, o searchOptions, text string) error {
 	if err != nil {
 		return err
 	}
-	if o.limit > index.MaxLimit {
-		fmt.Fprintf(a.stderr, "memex: search: --limit %d: at most %d hits are returned\n", o.limit, index.MaxLimit)
+	if q.Limit > index.MaxLimit {
+		fmt.Fprintf(a.stderr, "memex: search: --limit %d: at most %d hits are returned\n", q.Limit, index.MaxLimit)
 	}
-	res, err := svc.Search(ctx, api.Query{Text: text, Limit: o.limit, Project: o.project, Session: o.session,
-		Agent: o.agent, Kind: o.kind, Tool: o.tool, Before: o.before, After: o.after})
+	res, err := svc.Search(ctx, q)
 	if err != nil {
 		return searchError(err)
 	}
-	if o.json {
+	if asJSON {
 		return cli.WriteJSON(a.stdout, res)
 	}
 	render.Hits(a.stdout, a.stderr, res)

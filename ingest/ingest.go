@@ -50,12 +50,20 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	return "", fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "unknown format %q (want one of %s)", s, FormatList(Formats)))
+}
+
+// FormatNames are the names of fs, as a FORMAT argument takes them.
+func FormatNames(fs []Format) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "unknown format %q (want one of %s)", s, strings.Join(names, ", ")))
+	return names
 }
+
+// FormatList is the names of fs separated by commas, for usage text.
+func FormatList(fs []Format) string { return strings.Join(FormatNames(fs), ", ") }
 
 // Record is one entry a parser produced, before the write policy and
 // dedupe.

@@ -1,6 +1,9 @@
 package summarize
 
-import "unicode/utf8"
+import (
+	"io"
+	"unicode/utf8"
+)
 
 // Counter counts the cl100k_base tokens of a body written to it in parts of
 // any size, in bounded memory: after any sequence of writes, Count returns
@@ -41,6 +44,14 @@ const (
 // NewCounter returns an empty Counter.
 func NewCounter() *Counter {
 	return &Counter{next: counterChunk, chunk: counterChunk, maxCarry: counterMaxCarry}
+}
+
+// CountReader counts the tokens of everything r reads, in bounded memory
+// whatever its size, and the bytes read.
+func CountReader(r io.Reader) (tokens, n int64, err error) {
+	c := NewCounter()
+	n, err = io.Copy(c, r)
+	return c.Count(), n, err
 }
 
 // Write adds p to the body. It never fails; p is not retained.

@@ -47,7 +47,7 @@ session names of your store (memex replay <TAB>, --session <TAB>), read from the
 // addCompletions tells cobra what completes which argument and flag:
 // hosts, formats, events, agents, kinds and the store's session names.
 func (a *app) addCompletions(root *cobra.Command) {
-	formats := formatNames(ingest.Formats)
+	formats := ingest.FormatNames(ingest.Formats)
 	agents := append(append([]string{}, hosts.Names...), "swe-agent", "mini-swe-agent", "cli")
 	kinds := []string{string(memex.KindTool), string(memex.KindReasoning), string(memex.KindMessage), string(memex.KindNote),
 		string(memex.KindCommit), string(memex.KindTag), string(memex.KindIssue), string(memex.KindPR), string(memex.KindEvent)}

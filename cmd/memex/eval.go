@@ -210,12 +210,7 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 --home is not touched.`,
 		Example: `  memex eval retrieval --format longmemeval longmemeval_s.json --k 1,5,10
   memex eval retrieval --format locomo locomo10.json --budget 2000 --json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return cli.Usagef("eval retrieval takes one FILE\nUsage: %s", c.UseLine())
-			}
-			return nil
-		},
+		Args: cli.NeedOneArg("eval retrieval takes one FILE"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.format != eval.LongMemEval && o.format != eval.LoCoMo {
 				return cli.Usagef("--format %q: want longmemeval or locomo", o.format)
@@ -242,10 +237,7 @@ evidence (LongMemEval's abstention questions) are counted and skipped. The store
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return cli.WriteJSON(a.stdout, rep)
-			}
-			return eval.WriteRetrievalTable(a.stdout, rep)
+			return cli.Output(a.stdout, o.json, rep, eval.WriteRetrievalTable)
 		},
 	}
 	f := c.Flags()

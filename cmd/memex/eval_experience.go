@@ -46,10 +46,7 @@ with --seed, with their evidence, for a hand check.`,
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return cli.WriteJSON(a.stdout, rep)
-			}
-			return eval.WriteExperience(a.stdout, rep)
+			return cli.Output(a.stdout, o.json, rep, eval.WriteExperience)
 		},
 	}
 	f := c.Flags()

@@ -212,10 +212,7 @@ show ID prints it with that evidence, memex search finds it before the raw failu
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return cli.WriteJSON(a.stdout, items)
-			}
-			return render.Lessons(a.stdout, items)
+			return cli.Output(a.stdout, asJSON, items, render.Lessons)
 		},
 	}
 	f := c.Flags()

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func (a *app) forgetCommand() *cobra.Command {
@@ -72,7 +68,8 @@ func (a *app) runForget(c *cobra.Command, req api.ForgetRequest, yes, asJSON boo
 		if err != nil {
 			return err
 		}
-		if err := a.confirmForget(res.Matched, false); err != nil {
+		what := summarize.Plural(res.Matched, "entry")
+		if err := cli.Confirm(a.stdin, a.stderr, "Forget "+what+" for good?", "forget "+what+" for good? add --yes to confirm"); err != nil {
 			return err
 		}
 	}
@@ -81,24 +78,6 @@ func (a *app) runForget(c *cobra.Command, req api.ForgetRequest, yes, asJSON boo
 		return err
 	}
 	return a.printForgotten(res.Forgotten, asJSON)
-}
-
-// confirmForget asks on a terminal whether to forget n entries; elsewhere
-// --yes is required.
-func (a *app) confirmForget(n int, yes bool) error {
-	if yes {
-		return nil
-	}
-	f, ok := a.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return cli.Usagef("forget %s for good? add --yes to confirm", summarize.Plural(n, "entry"))
-	}
-	fmt.Fprintf(a.stderr, "Forget %s for good? [y/N] ", summarize.Plural(n, "entry"))
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-		return cli.Exit(cli.ExitFailure)
-	}
-	return nil
 }
 
 func (a *app) printForgotten(n int, asJSON bool) error {

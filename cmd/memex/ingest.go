@@ -16,7 +16,7 @@ import (
 func (a *app) ingestCommand() *cobra.Command {
 	var req api.IngestRequest
 	var quiet, asJSON bool
-	names := formatList(ingest.Formats)
+	names := ingest.FormatList(ingest.Formats)
 	c := &cobra.Command{
 		Use:   "ingest FORMAT [PATH...]",
 		Short: "Import agent transcripts (Claude Code, Codex, Gemini CLI, OpenCode, SWE-agent, ...)",

@@ -69,7 +69,7 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	}
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
 	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
-	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+formatList(service.Watchable())+")")
+	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+ingest.FormatList(service.Watchable())+")")
 	c.Flags().StringSliceVar(&o.allowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
 	c.Flags().StringSliceVar(&o.ingestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
 	c.Flags().StringSliceVar(&o.evalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
@@ -89,11 +89,11 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 		}
 		f, err := ingest.ParseFormat(name)
 		if err != nil {
-			return nil, cli.Usagef("--ingest %q: not a transcript format; --ingest takes %s", name, formatList(service.Watchable()))
+			return nil, cli.Usagef("--ingest %q: not a transcript format; --ingest takes %s", name, ingest.FormatList(service.Watchable()))
 		}
 		if !slices.Contains(service.Watchable(), f) {
 			return nil, cli.Usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
-				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, formatList(service.Watchable()), f, f)
+				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, ingest.FormatList(service.Watchable()), f, f)
 		}
 		if !slices.Contains(formats, f) {
 			formats = append(formats, f)
@@ -101,17 +101,6 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 	}
 	return formats, nil
 }
-
-// formatNames are the names of fs, as FORMAT arguments take them.
-func formatNames(fs []ingest.Format) []string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	return names
-}
-
-func formatList(fs []ingest.Format) string { return strings.Join(formatNames(fs), ", ") }
 
 func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	// A malformed --addr fails before serve creates anything; whether

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
@@ -25,18 +24,9 @@ func (a *app) statsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printStats(st, asJSON)
+			return cli.Output(a.stdout, asJSON, st, render.Stats)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return c
-}
-
-// printStats prints the figures as memex stats does, whether they were
-// read from the store or from a running server.
-func (a *app) printStats(st api.Stats, asJSON bool) error {
-	if asJSON {
-		return cli.WriteJSON(a.stdout, st)
-	}
-	return render.Stats(a.stdout, st)
 }

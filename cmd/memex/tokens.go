@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/summarize"
@@ -25,7 +24,7 @@ the one every budget is measured in.`,
 				return err
 			}
 			defer in.Close()
-			n, bytes, err := countTokens(in)
+			n, bytes, err := summarize.CountReader(in)
 			if err != nil {
 				return err
 			}
@@ -38,11 +37,4 @@ the one every budget is measured in.`,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"tokens","bytes","encoding"}`)
 	return c
-}
-
-// countTokens counts a stream of any size in bounded memory.
-func countTokens(r io.Reader) (tokens, n int64, err error) {
-	c := summarize.NewCounter()
-	n, err = io.Copy(c, r)
-	return c.Count(), n, err
 }

@@ -41,6 +41,17 @@ func NeedArgs(msg string) cobra.PositionalArgs {
 	}
 }
 
+// NeedOneArg fails as a usage error saying msg (as "eval retrieval takes
+// one FILE") unless a command is given exactly one argument.
+func NeedOneArg(msg string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return Usagef("%s\nUsage: %s", msg, c.UseLine())
+		}
+		return nil
+	}
+}
+
 // PositiveInts reads a flag of positive numbers separated by commas.
 func PositiveInts(flag, v string) ([]int, error) {
 	var out []int

@@ -74,3 +74,14 @@ func TestPositiveInts(t *testing.T) {
 		}
 	}
 }
+
+// Confirm does not ask where stdin is no terminal: it says how to
+// confirm on the command line, as a usage error.
+func TestConfirmOffTerminal(t *testing.T) {
+	var stderr strings.Builder
+	err := Confirm(strings.NewReader("y\n"), &stderr, "Forget 2 entries for good?", "forget 2 entries for good? add --yes to confirm")
+	var ue *UsageError
+	if !errors.As(err, &ue) || ue.Msg != "forget 2 entries for good? add --yes to confirm" || stderr.Len() != 0 {
+		t.Errorf("%v, stderr %q", err, stderr.String())
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -22,6 +24,14 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// Output prints v to w: as JSON with asJSON, else as text prints it.
+func Output[T any](w io.Writer, asJSON bool, v T, text func(io.Writer, T) error) error {
+	if asJSON {
+		return WriteJSON(w, v)
+	}
+	return text(w, v)
 }
 
 // PrintText prints s, with a newline at the end when it has none.
@@ -77,6 +87,22 @@ func Pager(stdout, stderr io.Writer) (w io.Writer, done func()) {
 		in.Close()
 		cmd.Wait()
 	}
+}
+
+// Confirm asks question on stderr when stdin is a terminal, and is nil
+// when the answer is y or yes, an ExitStatus 1 otherwise. Elsewhere it is
+// the usage error unasked, which says how to confirm on the command line.
+func Confirm(stdin io.Reader, stderr io.Writer, question, unasked string) error {
+	f, ok := stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return Usagef("%s", unasked)
+	}
+	fmt.Fprintf(stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return Exit(ExitFailure)
+	}
+	return nil
 }
 
 // Input opens the FILE argument, or stdin for "-" or no argument. The

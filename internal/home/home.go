@@ -16,6 +16,7 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // Names of the files and directories of a home.
@@ -23,7 +24,7 @@ const (
 	LockFile   = "lock"
 	StoreDir   = "store"
 	IndexDir   = "index"
-	SpoolDir   = "spool"
+	SpoolDir   = spool.Dir
 	ServerFile = "serve.addr"
 	KeyFile    = "serve.key"
 	TokenFile  = "token"

@@ -30,6 +30,7 @@ import (
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 const (
@@ -163,7 +164,7 @@ func (r runner) postToolUse(ctx context.Context, host string, in hosts.HookInput
 		// The spool holds no credentials either: the write policy the
 		// Service applies, applied before the item reaches the disk.
 		e, body, _ = service.Policy(e, body)
-		return r.spool(home.SpoolItem{Entry: &e, Content: body}, err)
+		return r.spool(spool.Item{Entry: &e, Content: body}, err)
 	}
 	if err == nil && hint != "" {
 		return hosts.LessonOutput(r.Stdout, hint)
@@ -184,7 +185,7 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	if _, ok := home.ReadServer(r.Home); ok {
 		return false, nil
 	}
-	fl, err := home.Enter(r.Home)
+	fl, err := spool.Enter(r.Home)
 	if err != nil {
 		r.Logger.Warn("spool", "err", err)
 		return false, nil
@@ -192,7 +193,7 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	// The spool holds no credentials: the Service's write policy, applied
 	// before the item reaches the disk.
 	e, body, _ = service.Policy(e, body)
-	if _, err := home.Spool(r.Home, home.SpoolItem{Entry: &e, Content: body}); err != nil {
+	if _, err := spool.Write(r.Home, spool.Item{Entry: &e, Content: body}); err != nil {
 		fl.Leave()
 		r.Logger.Warn("spool", "err", err)
 		return false, nil
@@ -290,8 +291,8 @@ func spoolable(err error, served bool) bool {
 // disk full). A full disk is said in a line, spooled or not: what cannot
 // be spooled either (the spool at its bound, or no room even for it) is
 // dropped, and the line says that.
-func (r runner) spool(item home.SpoolItem, cause error) error {
-	p, err := home.Spool(r.Home, item)
+func (r runner) spool(item spool.Item, cause error) error {
+	p, err := spool.Write(r.Home, item)
 	if err == nil {
 		r.Logger.Debug("spooled", "file", p)
 	}
@@ -342,7 +343,7 @@ func (r runner) ingest(ctx context.Context, format ingest.Format, in hosts.HookI
 		return nil
 	})
 	if spoolable(err, served) {
-		return r.spool(home.SpoolItem{Ingest: in.TranscriptPath, Format: string(format)}, err)
+		return r.spool(spool.Item{Ingest: in.TranscriptPath, Format: string(format)}, err)
 	}
 	return err
 }

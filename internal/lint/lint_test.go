@@ -48,11 +48,13 @@ var allowed = map[string][]string{
 	"internal/lazyre":   {},
 	"internal/catchup":  {"", "index"},
 	"internal/hosts":    {"", "ingest"},
-	"internal/home":     {"", "archive", "index"},
+	"internal/home":     {"", "archive", "index", "internal/spool"},
+	// The spool of a home and the flight of hooks: what memex-hook links.
+	"internal/spool": {""},
 	// The process memex serve runs: listener, token, key, viewer and API over a home.
 	"internal/serve": {"", "api", "api/web", "archive", "deref", "eval", "ingest", "internal/home", "internal/service"},
 	// The Services over a home: Local, per-call locking, the write policy.
-	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact"},
+	"internal/service":             {"", "api", "archive", "index", "deref", "ingest", "summarize", "memory", "internal/catchup", "internal/home", "internal/hosts", "internal/redact", "internal/spool"},
 	"internal/render":              {"", "api", "deref", "memory", "summarize"},
 	"internal/service/servicetest": {"", "api", "deref", "memory"},
 	// The command line's own machinery (exit codes, usage errors, --json
@@ -60,7 +62,7 @@ var allowed = map[string][]string{
 	// nothing of the store (no archive, index, home or service).
 	"internal/cli": {"", "api", "internal/hosts"},
 	// What a host's hook event does, through a Service.
-	"internal/hook": {"", "api", "ingest", "internal/home", "internal/hosts", "internal/service"},
+	"internal/hook": {"", "api", "ingest", "internal/home", "internal/hosts", "internal/service", "internal/spool"},
 }
 
 // thirdParty maps a module path prefix to the packages allowed to import
@@ -72,7 +74,7 @@ var thirdParty = map[string][]string{
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
 	"modernc.org/sqlite":                     {"ingest"},
 	"github.com/spf13/cobra":                 {"cmd/memex", "internal/cli"},
-	"github.com/gofrs/flock":                 {"internal/home"},
+	"github.com/gofrs/flock":                 {"internal/home", "internal/spool"},
 }
 
 // opensStore lists the packages whose non-test code may call archive.Open

@@ -11,6 +11,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/internal/spool"
 	"github.com/memex-archive/memex/memory"
 )
 
@@ -50,7 +51,7 @@ func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
 	batch := local(h, o)
 	var runs []memex.SessionRef
 	seen := map[memex.SessionRef]bool{}
-	d := home.Drainer{
+	d := spool.Drainer{
 		Archived: func(ctx context.Context, e memex.Entry) (bool, error) {
 			if _, err := batch.Entry(ctx, e.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
 				return true, nil
@@ -74,7 +75,7 @@ func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
 	if o.Logger != nil {
 		d.Log = func(p string, err error) { o.Logger.Warn("spool", "file", p, "err", err) }
 	}
-	err := home.DrainSpool(ctx, h.Dir, d)
+	err := spool.Drain(ctx, h.Dir, d)
 	if _, derr := Distill(ctx, h.Store, nil, runs, nil); derr != nil && o.Logger != nil {
 		o.Logger.Warn("distill", "err", derr)
 	}

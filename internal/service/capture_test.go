@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // hooked is a tool call as a hook captures it, under its key.
@@ -48,11 +48,11 @@ func TestDrainSpoolThroughTheService(t *testing.T) {
 	dir := t.TempDir()
 	e, body := hooked("toolu_spooled")
 	e.Attrs["note"] = "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
-	if _, err := home.Spool(dir, home.SpoolItem{Entry: &e, Content: body}); err != nil {
+	if _, err := spool.Write(dir, spool.Item{Entry: &e, Content: body}); err != nil {
 		t.Fatal(err)
 	}
 	dup, dupBody := hooked("toolu_done")
-	if _, err := home.Spool(dir, home.SpoolItem{Entry: &dup, Content: dupBody}); err != nil {
+	if _, err := spool.Write(dir, spool.Item{Entry: &dup, Content: dupBody}); err != nil {
 		t.Fatal(err)
 	}
 	h := open(t, dir, true)
@@ -76,7 +76,7 @@ func TestDrainSpoolThroughTheService(t *testing.T) {
 	if st.Entries != 2 {
 		t.Fatalf("%d entries, want 2 (the spooled call, the one archived before)", st.Entries)
 	}
-	if left, _ := home.ListSpool(dir); len(left) != 0 {
+	if left, _ := spool.List(dir); len(left) != 0 {
 		t.Fatalf("spool left %+v", left)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 func TestCheckStore(t *testing.T) {
@@ -51,7 +52,7 @@ func TestCheckStore(t *testing.T) {
 		t.Fatalf("local: %+v %v (served pending %d)", st, problems, served)
 	}
 	// What the spool holds is a problem, with its fix.
-	if _, err := home.Spool(dir, home.SpoolItem{Ingest: "/t/x.jsonl", Format: "codex"}); err != nil {
+	if _, err := spool.Write(dir, spool.Item{Ingest: "/t/x.jsonl", Format: "codex"}); err != nil {
 		t.Fatal(err)
 	}
 	_, problems = service.CheckStore(ctx, dir, nil, msg)

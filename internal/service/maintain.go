@@ -16,6 +16,7 @@ import (
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/spool"
 	"github.com/memex-archive/memex/memory"
 	"github.com/memex-archive/memex/summarize"
 )
@@ -210,7 +211,7 @@ func HomeProblems(dir string) ([]api.Problem, error) {
 	for _, m := range modes {
 		out = append(out, api.Problem{Path: m.Path, Message: m.Message()})
 	}
-	left, err := home.Leftover(dir)
+	left, err := spool.Leftover(dir)
 	if err != nil {
 		return nil, err
 	}

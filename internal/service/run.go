@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // Command is a command memex run runs and archives.
@@ -24,8 +24,8 @@ type Command struct {
 // Ran is a command that ran: its exit status and its output, spooled.
 type Ran struct {
 	Exit  int
-	Body  io.Reader      // the output, to archive
-	Spool *home.RunSpool // Done once the output is archived; Close leaves it for the next writer
+	Body  io.Reader  // the output, to archive
+	Spool *spool.Run // Done once the output is archived; Close leaves it for the next writer
 }
 
 // ErrNotStarted is a command that could not be started (not found, not
@@ -49,27 +49,27 @@ func (n notStarted) Unwrap() error        { return n.err }
 // A command that does not start is ErrNotStarted, with nothing left
 // spooled.
 func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
-	spool, err := home.StartRun(dir)
+	run, err := spool.StartRun(dir)
 	if err != nil {
 		return Ran{}, err
 	}
-	toSpool, spooled := PolicyWriter(spool, e, c.Redact)
-	if err := spool.Save(e); err != nil {
-		spool.Done()
+	toSpool, spooled := PolicyWriter(run, e, c.Redact)
+	if err := run.Save(e); err != nil {
+		run.Done()
 		return Ran{}, err
 	}
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	cmd.Stdin = c.Stdin
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		spool.Done()
+		run.Done()
 		return Ran{}, err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
-		spool.Done()
+		run.Done()
 		return Ran{Exit: 127}, notStarted{err}
 	}
 	pw.Close()
@@ -89,15 +89,15 @@ func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
 	}
 	e.Exit = memex.IntPtr(code)
 	if copyErr != nil {
-		spool.Close()
-		return Ran{Exit: code}, fmt.Errorf("run: spool output to %s: %w", spool.Path(), copyErr)
+		run.Close()
+		return Ran{Exit: code}, fmt.Errorf("run: spool output to %s: %w", run.Path(), copyErr)
 	}
-	body, err := spool.Finish(e)
+	body, err := run.Finish(e)
 	if err != nil {
-		spool.Close()
+		run.Close()
 		return Ran{Exit: code}, err
 	}
-	return Ran{Exit: code, Body: body, Spool: spool}, nil
+	return Ran{Exit: code, Body: body, Spool: run}, nil
 }
 
 // forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to

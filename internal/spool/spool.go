@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"encoding/json"
@@ -9,32 +9,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/archive"
 )
 
-// The spool holds work that a process could not hand to the store (it was
-// taken, or the server was gone) for the next process that holds it:
-//
-//	spool/ID.json        a SpoolItem (hooks: an entry with its content, or
-//	                     a transcript to import); ID is a ULID, so names
-//	                     sort in time order
-//	spool/run-ID.out     the output of a memex run, redacted as it was
-//	                     written (unless --no-redact), with
-//	spool/run-ID.json    its entry (a SpoolItem without content), rewritten
-//	                     with the exit status when the command ends
-//	spool/*.bad          an item that could not be read, kept for a person
-//
-// What is spooled went through the write policy already (or was asked to
-// be kept as it is): the drainer stores it as it is.
-//
-// Every file is written 0600 in a 0700 directory, to a temporary name first
-// and renamed, so that a drainer never reads half an item.
-
-// SpoolItem is one spooled piece of work.
-type SpoolItem struct {
+// Item is one spooled piece of work.
+type Item struct {
 	Entry   *memex.Entry `json:"entry,omitempty"`
 	Content []byte       `json:"content,omitempty"`
 	Ingest  string       `json:"ingest,omitempty"` // transcript path
@@ -44,31 +26,34 @@ type SpoolItem struct {
 	PID int `json:"pid,omitempty"`
 }
 
-// SpoolPath returns dir's spool directory, created (0700) if needed.
-func SpoolPath(dir string) (string, error) {
-	p := filepath.Join(dir, SpoolDir)
+// Dir is the spool's directory in a memex home.
+const Dir = "spool"
+
+// Path returns dir's spool directory, created (0700) if needed.
+func Path(dir string) (string, error) {
+	p := filepath.Join(dir, Dir)
 	if err := os.MkdirAll(p, 0o700); err != nil {
 		return "", err
 	}
 	return p, tighten(p, 0o700)
 }
 
-// SpoolLimit bounds the spool: an item that would take it past this many
+// Limit bounds the spool: an item that would take it past this many
 // bytes is refused (memex.ErrDiskFull), so that hooks spooling while the
 // store's disk is full cannot fill what little is left.
-const SpoolLimit = 64 << 20
+const Limit = 64 << 20
 
-// Spool writes item to dir's spool under a new time-ordered name and
-// returns its path. A spool at SpoolLimit, or a disk too full to hold the
+// Write writes item to dir's spool under a new time-ordered name and
+// returns its path. A spool at Limit, or a disk too full to hold the
 // item, is an error matching memex.ErrDiskFull, and nothing is left behind.
-func Spool(dir string, item SpoolItem) (string, error) {
-	held := spoolBytes(filepath.Join(dir, SpoolDir))
-	if size := int64(len(item.Content)); held+size > SpoolLimit {
+func Write(dir string, item Item) (string, error) {
+	held := spoolBytes(filepath.Join(dir, Dir))
+	if size := int64(len(item.Content)); held+size > Limit {
 		return "", fmt.Errorf("the spool holds %d bytes, and %d more would take it past its %d MiB: %w",
-			held, size, SpoolLimit>>20, memex.ErrDiskFull)
+			held, size, Limit>>20, memex.ErrDiskFull)
 	}
 	p, err := spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
-	if archive.IsDiskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
+	if diskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
 		err = fmt.Errorf("spool: the disk of %s is full: %w", dir, memex.ErrDiskFull)
 	}
 	return p, err
@@ -91,7 +76,7 @@ func spoolBytes(sp string) int64 {
 
 // SpoolRun writes (or rewrites) the item of the run whose output is out
 // (a spool/run-*.out file).
-func SpoolRun(out string, item SpoolItem) error {
+func WriteRun(out string, item Item) error {
 	_, err := spoolAs(filepath.Dir(filepath.Dir(out)), runItem(filepath.Base(out)), item)
 	return err
 }
@@ -100,8 +85,8 @@ func SpoolRun(out string, item SpoolItem) error {
 // by name or by path.
 func runItem(out string) string { return strings.TrimSuffix(out, ".out") + ".json" }
 
-func spoolAs(dir, name string, item SpoolItem) (string, error) {
-	sp, err := SpoolPath(dir)
+func spoolAs(dir, name string, item Item) (string, error) {
+	sp, err := Path(dir)
 	if err != nil {
 		return "", err
 	}
@@ -155,7 +140,7 @@ func syncDir(dir string) error {
 // NewRunOutput creates the file a memex run spools its output to, 0600;
 // until ReleaseRun, this process's drains leave it alone.
 func NewRunOutput(dir string) (*os.File, error) {
-	sp, err := SpoolPath(dir)
+	sp, err := Path(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +156,7 @@ func NewRunOutput(dir string) (*os.File, error) {
 type Spooled struct {
 	Path   string
 	Output string // a run's output ("" for other items)
-	Item   SpoolItem
+	Item   Item
 	Err    error // the item could not be read
 }
 
@@ -195,11 +180,11 @@ func (s Spooled) Running() bool {
 	return s.Item.PID > 0 && s.Item.PID != os.Getpid() && alive(s.Item.PID)
 }
 
-// ListSpool returns dir's spooled items, oldest first. A run's output
+// List returns dir's spooled items, oldest first. A run's output
 // without an item yet (the run was killed before it wrote one) comes with
 // an empty Item.
-func ListSpool(dir string) ([]Spooled, error) {
-	sp := filepath.Join(dir, SpoolDir)
+func List(dir string) ([]Spooled, error) {
+	sp := filepath.Join(dir, Dir)
 	ents, err := os.ReadDir(sp)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -264,7 +249,7 @@ func (s Spooled) Bad() {
 // Leftover lists the spool's files, in-progress runs excepted: what
 // memex verify reports as not archived yet.
 func Leftover(dir string) ([]string, error) {
-	items, err := ListSpool(dir)
+	items, err := List(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +259,28 @@ func Leftover(dir string) ([]string, error) {
 			out = append(out, s.Path)
 		}
 	}
-	bad, _ := filepath.Glob(filepath.Join(dir, SpoolDir, "*.bad"))
+	bad, _ := filepath.Glob(filepath.Join(dir, Dir, "*.bad"))
 	return append(out, bad...), nil
+}
+
+// diskFull reports whether err is a write that met a full disk (ENOSPC,
+// EDQUOT), as archive.IsDiskFull does for the store.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// tighten narrows path's mode to want when it is wider (a spool made by
+// hand, or by an older memex).
+func tighten(path string, want os.FileMode) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&^want == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, fi.Mode().Perm()&want); err != nil {
+		return fmt.Errorf("spool: tighten %s to %o: %w", path, want, err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (r *recorder) drainer() Drainer {
 
 func spoolEntry(t *testing.T, dir, session, body string) {
 	t.Helper()
-	if _, err := Spool(dir, SpoolItem{Entry: &memex.Entry{ID: memex.NewID(time.Now()), Session: session}, Content: []byte(body)}); err != nil {
+	if _, err := Write(dir, Item{Entry: &memex.Entry{ID: memex.NewID(time.Now()), Session: session}, Content: []byte(body)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -57,11 +57,11 @@ func TestDrainSpoolDoesEachItemOnceInOrder(t *testing.T) {
 	dir := t.TempDir()
 	spoolEntry(t, dir, "a", "first")
 	spoolEntry(t, dir, "done", "archived already")
-	if _, err := Spool(dir, SpoolItem{Ingest: "/t/missing", Format: "codex"}); err != nil {
+	if _, err := Write(dir, Item{Ingest: "/t/missing", Format: "codex"}); err != nil {
 		t.Fatal(err)
 	}
 	spoolEntry(t, dir, "b", "second")
-	bad := filepath.Join(dir, SpoolDir, memex.NewID(time.Now()).String()+".json")
+	bad := filepath.Join(dir, Dir, memex.NewID(time.Now()).String()+".json")
 	os.WriteFile(bad, []byte("{not json"), 0o600)
 	// A run killed before it wrote its entry: its output alone.
 	out, err := NewRunOutput(dir)
@@ -81,7 +81,7 @@ func TestDrainSpoolDoesEachItemOnceInOrder(t *testing.T) {
 	live.Close()
 
 	r := &recorder{archived: map[string]bool{"done": true}}
-	if err := DrainSpool(ctx, dir, r.drainer()); err != nil {
+	if err := Drain(ctx, dir, r.drainer()); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(r.added, "|"); got != "a: first|b: second|: killed run\n" {
@@ -93,7 +93,7 @@ func TestDrainSpoolDoesEachItemOnceInOrder(t *testing.T) {
 	if _, err := os.Stat(bad + ".bad"); err != nil {
 		t.Errorf("the unreadable item is not kept as .bad: %v", err)
 	}
-	left, _ := ListSpool(dir)
+	left, _ := List(dir)
 	if len(left) != 1 || left[0].Output != live.Name() {
 		t.Errorf("left in the spool: %+v", left)
 	}
@@ -104,10 +104,10 @@ func TestDrainSpoolStopsAtAFailedAdd(t *testing.T) {
 	spoolEntry(t, dir, "a", "first")
 	spoolEntry(t, dir, "b", "second")
 	r := &recorder{failAdd: memex.ErrBusy}
-	if err := DrainSpool(context.Background(), dir, r.drainer()); !errors.Is(err, memex.ErrBusy) {
+	if err := Drain(context.Background(), dir, r.drainer()); !errors.Is(err, memex.ErrBusy) {
 		t.Fatalf("drain: %v, want busy", err)
 	}
-	if left, _ := ListSpool(dir); len(left) != 2 {
+	if left, _ := List(dir); len(left) != 2 {
 		t.Fatalf("items kept: %d, want 2", len(left))
 	}
 }

@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"io"
@@ -25,7 +25,7 @@ func TestRunSpoolLifecycle(t *testing.T) {
 	if _, err := io.WriteString(r, "building\n"); err != nil {
 		t.Fatal(err)
 	}
-	items, err := ListSpool(dir)
+	items, err := List(dir)
 	if err != nil || len(items) != 1 || items[0].Output != r.Path() || items[0].Item.Entry.Exit != nil || !items[0].Running() {
 		t.Fatalf("while the run writes: %+v, %v", items, err)
 	}
@@ -42,7 +42,7 @@ func TestRunSpoolLifecycle(t *testing.T) {
 	}
 	r.Close()
 	r.Close()
-	items, err = ListSpool(dir)
+	items, err = List(dir)
 	if err != nil || len(items) != 1 || items[0].Running() || items[0].Item.Entry.Exit == nil || *items[0].Item.Entry.Exit != 2 {
 		t.Fatalf("after Close, the next drain's: %+v, %v", items, err)
 	}
@@ -56,7 +56,7 @@ func TestRunSpoolLifecycle(t *testing.T) {
 	}
 	r2.Done()
 	r2.Close()
-	if left, _ := filepath.Glob(filepath.Join(dir, SpoolDir, "*")); len(left) != 2 {
+	if left, _ := filepath.Glob(filepath.Join(dir, Dir, "*")); len(left) != 2 {
 		t.Fatalf("after Done, the spool holds %v; want the first run's two files only", left)
 	}
 }

@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"io"
@@ -7,42 +7,42 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// RunSpool is the spool of one memex run, from before the command starts
+// Run is the spool of one memex run, from before the command starts
 // to its archiving: its output file (spool/run-ID.out) beside its entry
-// (spool/run-ID.json). While the RunSpool is open, this process's drains
+// (spool/run-ID.json). While the Run is open, this process's drains
 // leave both alone; once it is closed, they are the next writer's to
 // archive, unless Done removed them.
-type RunSpool struct {
+type Run struct {
 	f      *os.File
 	closed bool
 }
 
 // StartRun creates, under dir, the spool of a run about to start, whose
 // output is written to it; Save spools its entry beside it.
-func StartRun(dir string) (*RunSpool, error) {
+func StartRun(dir string) (*Run, error) {
 	f, err := NewRunOutput(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &RunSpool{f: f}, nil
+	return &Run{f: f}, nil
 }
 
 // Save writes (or rewrites) the run's entry, e, beside its output. The
 // item names this process, so that other processes leave it alone while
 // it lives.
-func (r *RunSpool) Save(e *memex.Entry) error {
-	return SpoolRun(r.f.Name(), SpoolItem{Entry: e, PID: os.Getpid()})
+func (r *Run) Save(e *memex.Entry) error {
+	return WriteRun(r.f.Name(), Item{Entry: e, PID: os.Getpid()})
 }
 
 // Write appends to the spooled output.
-func (r *RunSpool) Write(p []byte) (int, error) { return r.f.Write(p) }
+func (r *Run) Write(p []byte) (int, error) { return r.f.Write(p) }
 
 // Path is the spooled output's file, for messages.
-func (r *RunSpool) Path() string { return r.f.Name() }
+func (r *Run) Path() string { return r.f.Name() }
 
 // Finish rewrites the spooled entry as e (the run ended: e has its exit
 // status) and returns the output from its start, to be archived.
-func (r *RunSpool) Finish(e *memex.Entry) (io.Reader, error) {
+func (r *Run) Finish(e *memex.Entry) (io.Reader, error) {
 	if err := r.Save(e); err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (r *RunSpool) Finish(e *memex.Entry) (io.Reader, error) {
 // Close closes the output and leaves output and entry in the spool, for
 // the next process that writes to archive. It is safe more than once and
 // after Done.
-func (r *RunSpool) Close() {
+func (r *Run) Close() {
 	if r.closed {
 		return
 	}
@@ -64,9 +64,9 @@ func (r *RunSpool) Close() {
 	ReleaseRun(r.f.Name())
 }
 
-// Done closes the RunSpool and removes output and entry: the run is
+// Done closes the Run and removes output and entry: the run is
 // archived, or there is nothing to archive.
-func (r *RunSpool) Done() {
+func (r *Run) Done() {
 	r.Close()
 	out := r.f.Name()
 	Spooled{Path: runItem(out), Output: out}.Done()

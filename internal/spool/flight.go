@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"path/filepath"
@@ -30,7 +30,7 @@ type Flight struct{ lk *flock.Flock }
 // Enter registers a hook in flight in dir, waiting only for another hook's
 // Leave to let go of its brief exclusive hold.
 func Enter(dir string) (*Flight, error) {
-	sp, err := SpoolPath(dir)
+	sp, err := Path(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package home
+package spool
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/memex-archive/memex"
 )
 
-// Drainer does the work of spooled items for DrainSpool.
+// Drainer does the work of spooled items for Drain.
 type Drainer struct {
 	// Archived reports whether the archive holds a spooled entry already
 	// (a drain interrupted after the add, or the import that got there
@@ -32,15 +32,15 @@ type Drainer struct {
 	Sync func() error
 }
 
-// DrainSpool does the work dir's spool holds, oldest first, removing each
+// Drain does the work dir's spool holds, oldest first, removing each
 // item once its work is durable: the entries hooks spooled while the store
 // was busy, the transcripts they could not import, and the output of a
 // memex run that ended (or was killed) before it could archive it. A run
 // in progress is left alone, and so is an item another drainer took first.
 // With d.Sync, entries are added in a batch and their items removed after
 // one Sync.
-func DrainSpool(ctx context.Context, dir string, d Drainer) error {
-	items, err := ListSpool(dir)
+func Drain(ctx context.Context, dir string, d Drainer) error {
+	items, err := List(dir)
 	if err != nil || len(items) == 0 {
 		return err
 	}

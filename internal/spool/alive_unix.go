@@ -1,0 +1,14 @@
+//go:build unix
+
+package spool
+
+import (
+	"errors"
+	"syscall"
+)
+
+// alive reports whether a process of that pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

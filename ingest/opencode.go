@@ -8,14 +8,22 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/jsonerr"
-	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite": no cgo
 )
+
+// SQLiteDriver is the database/sql driver OpenCode's database is read
+// with. ingest does not register it: the program that imports OpenCode's
+// sessions does (internal/service imports modernc.org/sqlite, a pure-Go
+// driver), so that a program linking ingest for its tool-call rules alone
+// (memex-hook) does not pay for SQLite's initialisation at every start
+// (docs/performance.md, Hooks).
+const SQLiteDriver = "sqlite"
 
 const agentOpenCode = "opencode"
 
@@ -249,10 +257,13 @@ func firstPositive(v ...int64) int64 {
 // when even that fails (no permission to create the -shm file), it is
 // opened as immutable, which sees only what was checkpointed.
 func readOpenCodeDB(ctx context.Context, path string) ([]ocSession, map[string][]ocMessage, map[string][]ocPart, error) {
+	if !slices.Contains(sql.Drivers(), SQLiteDriver) {
+		return nil, nil, nil, fmt.Errorf("ingest: opencode %s: this program links no SQLite driver (import modernc.org/sqlite)", path)
+	}
 	var lastErr error
 	for _, q := range []string{"mode=ro", "mode=ro&immutable=1"} {
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q + "&_pragma=busy_timeout(5000)"
-		db, err := sql.Open("sqlite", dsn)
+		db, err := sql.Open(SQLiteDriver, dsn)
 		if err != nil {
 			lastErr = err
 			continue

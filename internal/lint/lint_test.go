@@ -72,7 +72,7 @@ var thirdParty = map[string][]string{
 	"github.com/blevesearch/bleve":           {"index", "eval"},
 	"github.com/go-chi/chi":                  {"api"},
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
-	"modernc.org/sqlite":                     {"ingest"},
+	"modernc.org/sqlite":                     {"internal/service"},
 	"github.com/spf13/cobra":                 {"cmd/memex", "internal/cli"},
 	"github.com/gofrs/flock":                 {"internal/home", "internal/spool"},
 }

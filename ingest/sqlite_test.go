@@ -1,0 +1,4 @@
+package ingest
+
+// The tests read OpenCode databases: the driver the program registers.
+import _ "modernc.org/sqlite"

@@ -28,6 +28,8 @@ func (a *app) hookCommand() *cobra.Command {
                           on startup/resume/clear: inject the project's recent memory
   Stop, SubagentStop,
   AfterAgent, SessionEnd  import the transcript (quickly; spooled when the store is busy)
+  drain                   archive what hooks spooled, reading no input (memex-hook runs
+                          it when it was the last hook in flight)
 
 OpenCode runs them from the plugin memex install opencode writes.
 Codex's notify program is "memex hook codex notify": it passes its JSON as an argument

@@ -93,6 +93,15 @@ func Run(ctx context.Context, o Options, host, event string, in io.Reader) {
 		fmt.Fprintf(r.Stderr, "memex hook: unknown host %q (want %s)\n", host, strings.Join(hosts.HookHosts, " or "))
 		return
 	}
+	if event == spool.DrainEvent {
+		// The drain memex-hook hands over: no input to read. Its problems
+		// go to memex doctor's note as the capture's.
+		if err := r.drain(ctx); err != nil {
+			fmt.Fprintf(r.Stderr, "memex hook %s: %s\n", event, r.Message(err))
+			r.record(host, "PostToolUse", hosts.HookInput{}, err)
+		}
+		return
+	}
 	hi, err := hosts.ReadHook(in)
 	if err != nil {
 		fmt.Fprintf(r.Stderr, "memex hook: %v\n", err)
@@ -143,7 +152,6 @@ func (r runner) record(host, event string, in hosts.HookInput, err error) {
 
 func (r runner) postToolUse(ctx context.Context, host string, in hosts.HookInput) error {
 	e, body := hosts.ToolEntry(host, in)
-	ingest.RecordShown(&e, in.Cwd, body)
 	mayHint := !r.NoLessons && e.Exit != nil && *e.Exit != 0
 	if !mayHint {
 		// No lesson to ask the store for: spool the call and let the last
@@ -185,22 +193,26 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	if _, ok := home.ReadServer(r.Home); ok {
 		return false, nil
 	}
-	fl, err := spool.Enter(r.Home)
+	// The spool holds no credentials: the Service's write policy, applied
+	// before the item reaches the disk.
+	e, body, _ = service.Policy(e, body)
+	last, err := spool.Hook(r.Home, spool.Item{Entry: &e, Content: body})
 	if err != nil {
 		r.Logger.Warn("spool", "err", err)
 		return false, nil
 	}
-	// The spool holds no credentials: the Service's write policy, applied
-	// before the item reaches the disk.
-	e, body, _ = service.Policy(e, body)
-	if _, err := spool.Write(r.Home, spool.Item{Entry: &e, Content: body}); err != nil {
-		fl.Leave()
-		r.Logger.Warn("spool", "err", err)
-		return false, nil
-	}
-	if !fl.Leave() {
+	if !last {
 		return true, nil
 	}
+	return true, r.drain(ctx)
+}
+
+// drain archives the home's spool in one open of the store, unsynced
+// until one sync at the end, unless the store is taken: then the spool
+// waits, durable, for its holder or the next process that takes it.
+// memex-hook hands it here (spool.DrainEvent) when it was the last hook in
+// flight.
+func (r runner) drain(ctx context.Context) error {
 	h, err := home.Open(ctx, r.Home, home.Options{Wait: addWait, NoSync: true, Logger: r.Logger, Purpose: "memex hook"})
 	if err == nil {
 		err = service.DrainSpool(ctx, h, r.Service)
@@ -210,12 +222,12 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	}
 	switch {
 	case errors.Is(err, memex.ErrBusy):
-		return true, nil
+		return nil
 	case errors.Is(err, memex.ErrDiskFull):
 		r.spooledUntilRoom(err)
-		return true, nil
+		return nil
 	}
-	return true, err
+	return err
 }
 
 // lessonHint is the lesson line for the failed tool call e, archived as

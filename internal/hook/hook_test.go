@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/gofrs/flock"
+
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hook"
 	"github.com/memex-archive/memex/internal/service"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // run runs a Claude Code hook event on dir with in as the host's JSON and
@@ -154,5 +156,31 @@ func TestProblemsGoToStderr(t *testing.T) {
 		if out.Len() != 0 || !strings.Contains(errb.String(), c.says) || c.says == "" && errb.Len() != 0 {
 			t.Errorf("%s %s <%q: stdout %q, stderr %q", c.host, c.event, c.stdin, out.String(), errb.String())
 		}
+	}
+}
+
+// The drain event archives what hooks spooled, reading no input: what
+// memex-hook hands to memex when it was the last hook in flight.
+func TestDrainArchivesTheSpool(t *testing.T) {
+	dir := t.TempDir()
+	fl, err := spool.Enter(dir) // another hook in flight: the capture does not drain
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "PostToolUse", post("toolu_drained", "echo", "spooled, then drained\n"), nil)
+	fl.Leave()
+	if got := spooled(t, dir); len(got) != 1 {
+		t.Fatalf("spooled %v, want the call", got)
+	}
+	var out, errb bytes.Buffer
+	hook.Run(context.Background(), hook.Options{Home: dir, Stdout: &out, Stderr: &errb}, "claude-code", spool.DrainEvent, strings.NewReader(""))
+	if out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("drain printed %q, %q", out.String(), errb.String())
+	}
+	if got := spooled(t, dir); len(got) != 0 {
+		t.Fatalf("left in the spool: %v", got)
+	}
+	if _, body := entry(t, dir, "cc:toolu_drained"); body != "spooled, then drained\n" {
+		t.Errorf("archived body %q", body)
 	}
 }

@@ -108,7 +108,9 @@ func TranscriptFormat(host string) ingest.Format {
 // transcript importer follows for the same call (ingest.ToolKey,
 // ingest.ToolInput, ingest.ClaudeExit, ingest.CodexOutput), so that a later
 // import finds the call archived, and an entry reads the same whichever
-// path archived it first. The key is the entry's first alias (see Key).
+// path archived it first. The file lines the body shows are noted as the
+// importers note them (ingest.RecordShown). The key is the entry's first
+// alias (see Key). memex hook and memex-hook both build their entry here.
 func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 	now := time.Now().UTC()
 	e := memex.Entry{
@@ -159,6 +161,7 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 		body = toolBody(in.ToolResponse)
 		e.Exit = ingest.ClaudeExit(nil, in.ToolResponse, string(body))
 	}
+	ingest.RecordShown(&e, in.Cwd, body)
 	return e, body
 }
 

@@ -54,3 +54,24 @@ func (f *Flight) Leave() (last bool) {
 	_ = f.lk.Unlock()
 	return true
 }
+
+// Hook spools item as a hook in flight does (Enter, Write, Leave) and
+// reports whether it was the last in flight: then it is the one to
+// archive the spool, or to hand that to memex (DrainEvent). An error
+// leaves nothing spooled; the item is not acknowledged.
+func Hook(dir string, item Item) (last bool, err error) {
+	fl, err := Enter(dir)
+	if err != nil {
+		return false, err
+	}
+	if _, err := Write(dir, item); err != nil {
+		fl.Leave()
+		return false, err
+	}
+	return fl.Leave(), nil
+}
+
+// DrainEvent is the hook event that archives the spool and nothing else:
+// memex-hook, which cannot open the store, runs `memex hook HOST drain`
+// when it was the last hook in flight.
+const DrainEvent = "drain"

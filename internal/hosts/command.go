@@ -203,7 +203,9 @@ func CheckBin(ctx context.Context, bin string) error {
 }
 
 // RunsVersion runs bin --version (for at most five seconds) and returns
-// the version line it prints, or why it does not answer as memex.
+// the version line it prints, or why it does not answer as memex (or as
+// memex-hook, which names the memex it hands over to, and fails when it
+// finds none).
 func RunsVersion(ctx context.Context, bin string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -214,7 +216,7 @@ func RunsVersion(ctx context.Context, bin string) (string, error) {
 		return "", err
 	}
 	line, _, _ := strings.Cut(out.String(), "\n")
-	if !strings.HasPrefix(line, "memex ") {
+	if !strings.HasPrefix(line, "memex ") && !strings.HasPrefix(line, "memex-hook ") {
 		return "", fmt.Errorf("it printed %q", line)
 	}
 	return line, nil

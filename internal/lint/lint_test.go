@@ -30,17 +30,19 @@ const module = "github.com/memex-archive/memex"
 // procedures, lessons: typed, not any); internal/service imports
 // internal/hosts for the key a hook's capture is archived once under.
 var allowed = map[string][]string{
-	"":                  {},
-	"summarize":         {"", "internal/lazyre"},
-	"archive":           {"", "summarize"},
-	"index":             {"", "summarize"},
-	"ingest":            {"", "summarize", "internal/jsonerr", "internal/lazyre"},
-	"deref":             {"", "summarize"},
-	"api":               {"", "deref", "memory"},
-	"api/web":           {"", "api", "deref"},
-	"memory":            {"", "summarize", "deref", "internal/lazyre"},
-	"eval":              {"*", "-api", "-cmd/memex", "-internal/cli"},
-	"cmd/memex":         {"*"},
+	"":          {},
+	"summarize": {"", "internal/lazyre"},
+	"archive":   {"", "summarize"},
+	"index":     {"", "summarize"},
+	"ingest":    {"", "summarize", "internal/jsonerr", "internal/lazyre"},
+	"deref":     {"", "summarize"},
+	"api":       {"", "deref", "memory"},
+	"api/web":   {"", "api", "deref"},
+	"memory":    {"", "summarize", "deref", "internal/lazyre"},
+	"eval":      {"*", "-api", "-cmd/memex", "-internal/cli"},
+	"cmd/memex": {"*"},
+	// The hook of a tool call, without the store: see TestHookBinaryStaysSmall.
+	"cmd/memex-hook":    {"", "internal/hosts", "internal/redact", "internal/spool"},
 	"internal/testutil": {},
 	"internal/lint":     {},
 	"internal/redact":   {""},
@@ -162,6 +164,43 @@ func TestPackageImportRules(t *testing.T) {
 						t.Errorf("%s imports %s: only %v may (its types stay in their adapter)", displayName(from), imp, owners)
 					}
 				}
+			}
+		}
+	}
+}
+
+// hookBinaryMayNotLink are what cmd/memex-hook must not link, directly or
+// not: the store, the index, the server, the MCP SDK and SQLite, and the
+// packages that bring them. Their package initialisation was most of a
+// hook's CPU when every hook was a memex process (docs/performance.md,
+// Hooks); memex-hook hands whatever needs them to memex.
+var hookBinaryMayNotLink = []string{
+	"github.com/cockroachdb/", "github.com/blevesearch/", "github.com/modelcontextprotocol/",
+	"modernc.org/", "github.com/prometheus/", "google.golang.org/protobuf", "github.com/gogo/protobuf",
+	"github.com/golang/protobuf", "github.com/go-chi/", "github.com/spf13/", "encoding/gob",
+	module + "/archive", module + "/index", module + "/api", module + "/deref", module + "/memory",
+	module + "/eval", module + "/internal/home", module + "/internal/service", module + "/internal/hook",
+	module + "/internal/catchup", module + "/internal/cli",
+}
+
+// TestHookBinaryStaysSmall keeps memex-hook fast to start: what it links,
+// directly or through the packages it imports, is none of
+// hookBinaryMayNotLink.
+func TestHookBinaryStaysSmall(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/memex-hook")
+	cmd.Dir = testutil.ModuleRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list found no dependencies of cmd/memex-hook")
+	}
+	for _, dep := range deps {
+		for _, bad := range hookBinaryMayNotLink {
+			if dep == bad || strings.HasPrefix(dep, bad) && (strings.HasSuffix(bad, "/") || strings.HasPrefix(dep, bad+"/")) {
+				t.Errorf("cmd/memex-hook links %s (it must not link %s: see hookBinaryMayNotLink)", dep, bad)
 			}
 		}
 	}

@@ -315,3 +315,58 @@ func TestNothingAcknowledgedIsLost(t *testing.T) {
 	}
 	t.Logf("%d hooks, %d killed, %d acknowledged", rounds*hooks, kills, len(acked))
 }
+
+// memex install points the tool-call hook at the memex-hook beside memex,
+// memex doctor checks both binaries, memex uninstall removes both.
+func TestInstallDoctorUninstall(t *testing.T) {
+	user, dir := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", user)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	in := func(args ...string) ran {
+		cmd := exec.Command(memexBin, append([]string{"--home", dir}, args...)...)
+		cmd.Dir = user
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		r := ran{stdout: out.String(), stderr: errb.String()}
+		if err != nil {
+			r.code = cmd.ProcessState.ExitCode()
+		}
+		return r
+	}
+	if r := in("install", "claude-code"); r.code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	settings, err := os.ReadFile(filepath.Join(user, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(settings, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for ev, groups := range cfg.Hooks {
+		cmd := groups[0].Hooks[0].Command
+		wantBin := memexBin
+		if ev == "PostToolUse" {
+			wantBin = hookBin
+		}
+		if !strings.HasPrefix(cmd, wantBin+" ") {
+			t.Errorf("%s runs %q, want %s", ev, cmd, wantBin)
+		}
+	}
+	r := in("doctor")
+	if !strings.Contains(r.stdout, "runs "+hookBin+" (memex-hook ") || !strings.Contains(r.stdout, "runs "+memexBin+" (memex ") {
+		t.Errorf("doctor does not check both binaries: %+v", r)
+	}
+	if r := in("uninstall", "claude-code"); r.code != 0 {
+		t.Fatalf("uninstall: %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(user, ".claude", "settings.json")); err == nil && strings.Contains(string(b), "memex") {
+		t.Errorf("uninstall left %s", b)
+	}
+}

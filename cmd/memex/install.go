@@ -31,7 +31,10 @@ memex MCP server (memex_search, memex_read, memex_compress, memex_context).
 `+hosts.Layout+`
 The commands written run this memex binary by its absolute path (--bin another; install
 checks that it runs), with --home when the store is not the default one, so that the
-agent's hooks archive where you read. Existing files are merged, not replaced; a
+agent's hooks archive where you read. When memex-hook sits beside that binary (go
+install ./cmd/... installs both), the PostToolUse hooks of Claude Code and Codex run it:
+it spools a tool call without loading the store, and hands everything else to memex.
+Existing files are merged, not replaced; a
 changed file is first copied to FILE.memex-backup-TIME (never over an earlier backup);
 a symlinked file stays a link and its target is written; running it again changes
 nothing. --dry-run prints the changes without writing.`,
@@ -89,6 +92,12 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 	}
 	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: a.installedHome(),
 		Manifest: filepath.Join(a.home, "installs.json")}
+	if !uninstall {
+		// A tool call's hook is memex-hook when it sits beside memex (go
+		// install ./cmd/... puts it there): it starts in a fraction of
+		// memex's time (docs/performance.md, Hooks).
+		opts.HookBin = hosts.HookBinBeside(ctx, o.bin)
+	}
 	changes, err := hosts.Plan(host, opts, uninstall)
 	if err != nil {
 		if errors.Is(err, memex.ErrInvalid) {

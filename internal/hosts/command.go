@@ -32,6 +32,42 @@ func (o *Options) argv(args ...string) []string {
 	return append(out, args...)
 }
 
+// hookArgv is the command line of host's handler of event: memex-hook's
+// for a tool call when there is one (HookBin), memex's otherwise. Both
+// read BIN [--home DIR] hook HOST EVENT, so that hookCommand recognises
+// either.
+func (o *Options) hookArgv(host, event string) []string {
+	if event == "PostToolUse" && o.HookBin != "" {
+		h := *o
+		h.Bin = o.HookBin
+		return h.argv("hook", host, event)
+	}
+	return o.argv("hook", host, event)
+}
+
+// HookBinName is the hook binary go install ./cmd/... puts beside memex.
+const HookBinName = "memex-hook"
+
+// HookBinBeside returns the memex-hook beside the memex binary bin when
+// there is one that answers --version (and finds its memex), "" otherwise:
+// install then points the PostToolUse hooks at it, and every hook runs bin
+// when there is none.
+func HookBinBeside(ctx context.Context, bin string) string {
+	name := HookBinName
+	if strings.EqualFold(filepath.Ext(bin), ".exe") {
+		name += ".exe"
+	}
+	p := filepath.Join(filepath.Dir(bin), name)
+	fi, err := os.Stat(p)
+	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	if line, err := RunsVersion(ctx, p); err != nil || !strings.HasPrefix(line, HookBinName+" ") {
+		return ""
+	}
+	return p
+}
+
 // parseArgv reads a memex command line: the binary, then an optional
 // --home DIR (or --home=DIR), then the rest. ok is false for an empty one.
 func parseArgv(words []string) (Command, bool) {

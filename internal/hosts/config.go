@@ -47,6 +47,10 @@ type Options struct {
 	// Bin is the memex binary the host runs (see CheckBin); "" is
 	// "memex".
 	Bin string
+	// HookBin is the binary the host's PostToolUse hook runs instead of
+	// Bin: memex-hook, which spools a tool call without linking the
+	// store (see HookBinBeside); "" runs Bin for every hook.
+	HookBin string
 	// Home is the memex home the installed commands use (--home), ""
 	// for the default one.
 	Home string
@@ -434,7 +438,7 @@ func editHooks(root *object, o *Options, host string, specs []hookSpec, msTimeou
 		root.set("hooks", hooks)
 	}
 	for _, sp := range specs {
-		cmd := ShellJoin(o.argv("hook", host, sp.event))
+		cmd := ShellJoin(o.hookArgv(host, sp.event))
 		groups, ok := hooks.get(sp.event).([]any)
 		if !ok && hooks.get(sp.event) != nil {
 			return notShaped("hooks."+sp.event, "a list")

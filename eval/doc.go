@@ -34,7 +34,8 @@
 // Retrieval loads LongMemEval or LoCoMo, archives every haystack into its
 // own project of an in-memory store, and scores memex's index and a plain
 // BM25 index of the raw turns with recall_any@k, recall_all@k and nDCG@k
-// at session and turn level.
+// at session and turn level (memex's sessions as index.Sessions ranks
+// them, BM25's by their best turn).
 //
 // Hit rates come with a 95% Wilson score interval, which stays inside [0, 1]
 // and behaves at rates near 0 and 1, where the normal approximation does not.

@@ -170,9 +170,10 @@ func Retrieval(ctx context.Context, ds Dataset, opts RetrievalOptions) (Retrieva
 // scores it one haystack at a time: each haystack is archived into a
 // store and an index of its own (sessions and turns keep their dataset ids
 // as aliases), its questions are asked of memex's index and of a plain BM25
-// index of the raw turns (bleve's default mapping), and both are dropped
-// before the next haystack is read, so that memory holds one haystack
-// whatever the file's size. Progress, when set, is called after every
+// index of the raw turns (bleve's default mapping): memex's sessions are
+// ranked by index.Sessions, BM25's by their best turn (sessionsOf). Both
+// indexes are dropped before the next haystack is read, so that memory
+// holds one haystack whatever the file's size. Progress, when set, is called after every
 // haystack with the questions scored so far and 0 for a total unknown.
 func RetrievalScan(ctx context.Context, r io.Reader, format string, opts RetrievalOptions) (RetrievalReport, error) {
 	sc := newScorer(opts)
@@ -315,6 +316,16 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 				memexTurns = append(memexTurns, t)
 			}
 		}
+		// memex ranks sessions itself, by the evidence their turns hold
+		// together (index.Sessions).
+		ss, err := ix.Sessions(ctx, index.Query{Text: q.Text, Literal: true, Limit: sc.limit})
+		if err != nil {
+			return err
+		}
+		var memexSessions []string
+		for _, s := range ss.Sessions {
+			memexSessions = append(memexSessions, s.Session)
+		}
 		sr, err := bm25.SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.Text), sc.limit, 0, false))
 		if err != nil {
 			return fmt.Errorf("eval: bm25 search: %w", err)
@@ -323,19 +334,19 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 		for _, hit := range sr.Hits {
 			bmTurns = append(bmTurns, hit.ID)
 		}
-		sc.add("memex", memexTurns, sessionOf, q)
-		sc.add("bm25", bmTurns, sessionOf, q)
+		sc.add("memex", memexTurns, memexSessions, q)
+		sc.add("bm25", bmTurns, sessionsOf(bmTurns, sessionOf), q)
 	}
 	return nil
 }
 
-// add scores one system's ranking of one question's turns.
-func (sc *scorer) add(system string, turns []string, sessionOf map[string]string, q Question) {
+// add scores one system's rankings of one question's turns and sessions.
+func (sc *scorer) add(system string, turns, sessions []string, q Question) {
 	for _, lv := range []struct {
 		name     string
 		ranked   []string
 		relevant []string
-	}{{"session", sessionsOf(turns, sessionOf), q.EvidSessions}, {"turn", turns, q.EvidTurns}} {
+	}{{"session", sessions, q.EvidSessions}, {"turn", turns, q.EvidTurns}} {
 		for _, k := range sc.ks {
 			key := [3]string{system, lv.name, strconv.Itoa(k)}
 			a := sc.sums[key]

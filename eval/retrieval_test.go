@@ -112,6 +112,35 @@ func TestRetrievalOnFixtures(t *testing.T) {
 	}
 }
 
+// TestRetrievalRanksSessionsByJointEvidence: memex's session level is
+// index.Sessions, not the session of its best turn: the session whose two
+// turns between them hold the question's words ranks first although the
+// best turn is another session's.
+func TestRetrievalRanksSessionsByJointEvidence(t *testing.T) {
+	ds := Dataset{
+		Haystacks: []Haystack{{ID: "h", Sessions: []string{"one", "trip", "other"}, Turns: map[string][]Turn{
+			"one":  {{ID: "one#0", Text: "user: The hotel."}},
+			"trip": {{ID: "trip#0", Text: "user: We booked the hotel by the station for three nights."}, {ID: "trip#1", Text: "user: The flight left two hours late, so we missed dinner."}},
+			"other": {{ID: "other#0", Text: "user: My brother took a flight to Lisbon for a conference last spring."},
+				{ID: "other#1", Text: "user: Nothing about travel in this one at all."}},
+		}}},
+		Questions: []Question{{ID: "q", Text: "Which hotel did we stay at after the flight?",
+			EvidSessions: []string{"trip"}, EvidTurns: []string{"trip#0", "trip#1"}}},
+	}
+	rep, err := Retrieval(context.Background(), ds, RetrievalOptions{Ks: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Scores {
+		if s.System != "memex" {
+			continue
+		}
+		if want := map[string]float64{"session": 1, "turn": 0}[s.Level]; s.Any != want {
+			t.Errorf("memex %s recall_any@1 = %v, want %v", s.Level, s.Any, want)
+		}
+	}
+}
+
 // TestLoadDatasetSaysWhatItWants: a file of another shape fails with one
 // line naming the file, what the format wants and what was found where,
 // never a Go type.

@@ -45,4 +45,10 @@
 //
 // Search is bounded in time (Options.Timeout, one second by default): a
 // search that runs out returns what it has, marked Partial.
+//
+// Sessions ranks sessions rather than entries: a query's best hits grouped
+// by session, each session by its best hit times the share of the query's
+// IDF that its hits hold together, so that a session whose entries between
+// them hold a question's words comes before one whose single best entry
+// holds some of them.
 package index

@@ -205,7 +205,9 @@ func (a *app) evalRetrievalCommand() *cobra.Command {
 (sessions and turns keep their dataset ids as aliases), ask the question of memex's
 index and of a plain BM25 index of the raw turns (bleve's default mapping), and report
 recall_any@k, recall_all@k and nDCG@k at session and at turn level for both, plus the
-share of questions whose evidence turns fit in --budget tokens. Questions without
+share of questions whose evidence turns fit in --budget tokens. memex's sessions are
+its own session ranking (a session by its best turn times the share of the question's
+words its turns hold together), BM25's by their best turn. Questions without
 evidence (LongMemEval's abstention questions) are counted and skipped. The store under
 --home is not touched.`,
 		Example: `  memex eval retrieval --format longmemeval longmemeval_s.json --k 1,5,10

@@ -46,8 +46,10 @@ const SessionPool = 200
 // another the hotel) ranks above a session whose best entry scores a
 // little higher but holds only some of the words: the evidence for an
 // answer often spans several entries of one session. q.Limit is the
-// number of sessions (0 means 10, at most MaxLimit). An entry without a
-// session is a session of its own.
+// number of sessions (0 means 10, at most MaxLimit; there are no more than
+// the pool's). An entry without a session is a session of its own. A
+// query of one word, or a search out of time, ranks the sessions by their
+// best hits alone.
 func (ix *Index) Sessions(ctx context.Context, q Query) (SessionResult, error) {
 	start := time.Now()
 	limit := q.Limit

@@ -45,6 +45,9 @@ type Query struct {
 	Tool    string `json:"tool,omitempty"`
 	Before  string `json:"before,omitempty"`
 	After   string `json:"after,omitempty"`
+	// Sessions ranks sessions instead of entries: the answer's Sessions,
+	// at most Limit, each with its hits (index.Sessions), and no Hits.
+	Sessions bool `json:"sessions,omitempty"`
 }
 
 // Hit is one search result (the domain type, see memex.Hit).
@@ -59,6 +62,20 @@ type SearchResult struct {
 	Partly  int    `json:"partly,omitempty"` // the last Partly hits match only some of the words
 	// Took is how long the search ran, as memex search --json reports it.
 	Took time.Duration `json:"took_ns"`
+	// Sessions answers a Query with Sessions set, best first (Total then
+	// counts them).
+	Sessions []SessionHit `json:"sessions,omitempty"`
+}
+
+// SessionHit is a session found by a Query with Sessions set: scored by
+// its best hit times Cover, the share of the query's words (by IDF) that
+// its hits hold together; Hits are its hits, best first.
+type SessionHit struct {
+	Project string  `json:"project"`
+	Session string  `json:"session"`
+	Score   float64 `json:"score"`
+	Cover   float64 `json:"cover"`
+	Hits    []Hit   `json:"hits"`
 }
 
 // SessionInfo sums up one session, as GET /v1/sessions and

@@ -123,6 +123,9 @@ func (c *Client) Search(ctx context.Context, sq Query) (SearchResult, error) {
 	if sq.Limit > 0 {
 		q.Set("limit", strconv.Itoa(sq.Limit))
 	}
+	if sq.Sessions {
+		q.Set("sessions", "1")
+	}
 	var res SearchResult
 	err := c.GetJSON(ctx, "/v1/search", q, &res)
 	return res, err

@@ -34,6 +34,23 @@ func (x scanIndex) Search(ctx context.Context, q Query) (SearchResult, error) {
 		res.Total++
 		return nil
 	})
+	if q.Sessions {
+		// Sessions in the order of their newest hit, each covering the query.
+		at := map[string]int{}
+		for _, h := range res.Hits {
+			i, ok := at[h.Session]
+			if !ok {
+				i, at[h.Session] = len(res.Sessions), len(res.Sessions)
+				res.Sessions = append(res.Sessions, SessionHit{Project: h.Project, Session: h.Session, Score: h.Score, Cover: 1})
+			}
+			res.Sessions[i].Hits = append(res.Sessions[i].Hits, h)
+		}
+		res.Hits, res.Total = nil, uint64(len(res.Sessions))
+		if q.Limit > 0 && len(res.Sessions) > q.Limit {
+			res.Sessions = res.Sessions[:q.Limit]
+		}
+		return res, err
+	}
 	if q.Limit > 0 && len(res.Hits) > q.Limit {
 		res.Hits = res.Hits[:q.Limit]
 	}

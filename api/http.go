@@ -482,8 +482,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	sessions, err := boolParam(r, "search", "sessions")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	query := Query{Text: q.Get("q"), Limit: limit, Project: q.Get("project"), Session: q.Get("session"),
-		Agent: q.Get("agent"), Kind: q.Get("kind"), Tool: q.Get("tool"), Before: q.Get("before"), After: q.Get("after")}
+		Agent: q.Get("agent"), Kind: q.Get("kind"), Tool: q.Get("tool"), Before: q.Get("before"), After: q.Get("after"),
+		Sessions: sessions}
 	res, err := s.svc.Search(r.Context(), query)
 	s.answer(w, r, res, err)
 }

@@ -28,6 +28,8 @@ type searchInput struct {
 	Tool    string `json:"tool,omitempty" jsonschema:"only entries of this tool (Bash, Read, Grep, ...)"`
 	Before  string `json:"before,omitempty" jsonschema:"only entries older than this ID or alias"`
 	After   string `json:"after,omitempty" jsonschema:"only entries newer than this ID or alias"`
+	// Sessions ranks sessions instead of entries.
+	Sessions bool `json:"sessions,omitempty" jsonschema:"rank sessions instead of entries: which sessions hold the evidence, their entries between them holding the most of the query's words; limit counts sessions, each with its best hits"`
 }
 
 type readInput struct {
@@ -157,9 +159,12 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 	}
 	in.Limit = min(in.Limit, 50)
 	res, err := s.svc.Search(ctx, Query{Text: in.Query, Limit: in.Limit, Project: in.Project, Session: in.Session,
-		Agent: in.Agent, Kind: in.Kind, Tool: in.Tool, Before: in.Before, After: in.After})
+		Agent: in.Agent, Kind: in.Kind, Tool: in.Tool, Before: in.Before, After: in.After, Sessions: in.Sessions})
 	if err != nil {
 		return nil, nil, err
+	}
+	if in.Sessions {
+		return textResult(sessionsText(res)), nil, nil
 	}
 	var b strings.Builder
 	switch {
@@ -195,6 +200,34 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 		b.WriteString("(partial: the search ran out of time; narrow the query)\n")
 	}
 	return textResult(b.String()), nil, nil
+}
+
+// sessionsText is memex_search's answer with sessions set: each session,
+// the share of the query's words its hits hold, and its best hits.
+func sessionsText(res SearchResult) string {
+	var b strings.Builder
+	if len(res.Sessions) == 0 {
+		b.WriteString("no matches\n")
+	}
+	for i, s := range res.Sessions {
+		var line strings.Builder
+		fmt.Fprintf(&line, "session %s  (project %s, %.0f%% of the query's words, %d hits)\n", s.Session, s.Project, 100*s.Cover, len(s.Hits))
+		for k, h := range s.Hits {
+			if k == 3 {
+				break
+			}
+			fmt.Fprintf(&line, "    %s  %s  (%d tok, %s)\n", h.ID, oneLine(h.Summary, 200), h.Tokens, h.Created.Format("2006-01-02 15:04"))
+		}
+		if b.Len()+line.Len() > maxToolBytes {
+			fmt.Fprintf(&b, "[memex: %d more sessions left out to stay within the result limit]\n", len(res.Sessions)-i)
+			break
+		}
+		b.WriteString(line.String())
+	}
+	if res.Partial {
+		b.WriteString("(partial: the search ran out of time; narrow the query)\n")
+	}
+	return b.String()
 }
 
 // addTool adds every memex tool to srv, its errors read as their sentence

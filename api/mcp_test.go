@@ -72,6 +72,10 @@ func TestMCPTools(t *testing.T) {
 	if isErr || !strings.Contains(text, e.ID.String()) {
 		t.Fatalf("search: %v %q", isErr, text)
 	}
+	text, isErr = call(t, cs, "memex_search", map[string]any{"query": "nil map", "sessions": true})
+	if isErr || !strings.Contains(text, "session live  (project p, 100% of the query's words, 1 hits)") || !strings.Contains(text, e.ID.String()) {
+		t.Fatalf("search sessions: %v %q", isErr, text)
+	}
 	text, isErr = call(t, cs, "memex_read", map[string]any{"ids": []string{"toolu_1"}, "budget": 1000})
 	if isErr || !strings.Contains(text, out) {
 		t.Fatalf("read: %v %q", isErr, text)

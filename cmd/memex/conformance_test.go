@@ -45,6 +45,8 @@ func TestLocalAndServedAgree(t *testing.T) {
 		{"show --budget of a redacted entry says so too", []string{"show", "secret", "--budget", "50"}},
 		{"search --limit above the most", []string{"search", "nil", "--limit", "1000", "--json"}},
 		{"search --json carries took_ns", []string{"search", "nil", "map", "--json"}},
+		{"search --sessions", []string{"search", "nil", "map", "--sessions"}},
+		{"search --sessions --json", []string{"search", "nil", "map", "--sessions", "--json"}},
 		{"malformed query is a usage error", []string{"search", "exit:abc"}},
 		{"unterminated quote", []string{"search", `"nil map`}},
 		{"before resolves an alias", []string{"search", "nil", "--before", "third", "--json"}},

@@ -23,7 +23,7 @@ func (a *app) searchCommand() *cobra.Command {
 	var since time.Time
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--since T] [--before ID|T] [--after ID|T] [--json]",
+		Use:   "search QUERY [--limit N] [--project P] [--session S] [--agent A] [--kind K] [--tool T] [--since T] [--before ID|T] [--after ID|T] [--sessions] [--json]",
 		Short: "Find archived entries by words, phrases and filters",
 		Long: `Search the archive's index. Entries with all the plain words come first, best
 first; when fewer than --limit have them all, entries with most of them fill the rest
@@ -40,12 +40,19 @@ take an alias. --since T is --after T.
 
 Each hit: id, score, summary, a short exact snippet, tokens (the cost of a full
 deref), session, project, agent, created, aliases. A search is bounded to one
-second; a result cut short says partial.`,
+second; a result cut short says partial.
+
+--sessions ranks sessions instead of entries: the 200 best hits grouped by session,
+a session scored by its best hit times the share of the query's words (weighted by
+rarity) that its hits hold together, so that the session whose entries between
+them answer a question comes first; --limit counts sessions, each shown with its
+best hits.`,
 		Example: `  memex search "nil map" --project myrepo
   memex search 'go test "nil map" exit:1' --limit 5
   memex search migration --since 2d
   memex search 'timeout after:2026-11-01 before:2026-11-08'
-  memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
+  memex search auth/middleware.go --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json
+  memex search "migration rollback staging" --sessions --limit 5`,
 		Args: cli.NeedArgs("search takes a query"),
 		RunE: func(c *cobra.Command, args []string) error {
 			q.Text = sinceText(strings.Join(args, " "), since)
@@ -63,6 +70,7 @@ second; a result cut short says partial.`,
 	f.StringVar(&q.After, "after", "", "only entries newer than this ID, alias or time (2d, 2026-11-01)")
 	f.Var(cli.Time(&since), "since", "only entries created since this time: 2d, 12h, 2026-11-01, RFC 3339")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.BoolVar(&q.Sessions, "sessions", false, "rank sessions by the evidence their entries hold together")
 	return c
 }
 
@@ -113,6 +121,10 @@ func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
 	}
 	if asJSON {
 		return cli.WriteJSON(a.stdout, res)
+	}
+	if q.Sessions {
+		render.SessionHits(a.stdout, a.stderr, res)
+		return nil
 	}
 	render.Hits(a.stdout, a.stderr, res)
 	return nil

@@ -122,3 +122,23 @@ func TestVerify(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", out.String(), errw.String())
 	}
 }
+
+// SessionHits prints each session with its share of the query's words and
+// at most three of its hits; none says so on stderr.
+func TestSessionHits(t *testing.T) {
+	var hits []api.Hit
+	for i := 0; i < 5; i++ {
+		hits = append(hits, api.Hit{ID: memex.NewID(time.Unix(int64(1e9+i), 0)), Score: 1, Summary: "bash: go test"})
+	}
+	var out, errs strings.Builder
+	SessionHits(&out, &errs, api.SearchResult{Sessions: []api.SessionHit{
+		{Project: "p", Session: "s1", Score: 2.5, Cover: 0.75, Hits: hits}}})
+	if !strings.Contains(out.String(), "  2.50   75%  p  s1  (5 hits)\n") || strings.Count(out.String(), "bash: go test") != 3 || errs.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", out.String(), errs.String())
+	}
+	out.Reset()
+	SessionHits(&out, &errs, api.SearchResult{})
+	if out.Len() != 0 || errs.String() != "no matches\n" {
+		t.Errorf("none: stdout %q, stderr %q", out.String(), errs.String())
+	}
+}

@@ -116,6 +116,19 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 			return api.SearchResult{}, err
 		}
 	}
+	if q.Sessions {
+		res, err := ix.Sessions(ctx, iq)
+		if err != nil {
+			return api.SearchResult{}, err
+		}
+		out := api.SearchResult{Hits: []api.Hit{}, Sessions: []api.SessionHit{}, Total: uint64(len(res.Sessions)),
+			Partial: res.Partial, Took: res.Took}
+		for _, s := range res.Sessions {
+			out.Sessions = append(out.Sessions, api.SessionHit{Project: s.Project, Session: s.Session,
+				Score: s.Score, Cover: s.Cover, Hits: s.Hits})
+		}
+		return out, nil
+	}
 	res, err := ix.Search(ctx, iq)
 	if err != nil {
 		return api.SearchResult{}, err

@@ -40,6 +40,7 @@ func Run(t *testing.T, new Factory) {
 		{"LinesRange", testLinesRange},
 		{"Show", testShow},
 		{"SearchTook", testSearchTook},
+		{"SearchSessions", testSearchSessions},
 		{"SearchMalformedIsInvalid", testSearchMalformed},
 		{"SearchBeforeAfterAlias", testSearchBounds},
 		{"SearchAfterUnknownAlias", testSearchUnknownBound},
@@ -211,6 +212,38 @@ func testSearchTook(t *testing.T, s api.Service) {
 	}
 	if len(res.Hits) != 3 || res.Total != 3 || res.Took <= 0 {
 		t.Fatalf("search: %d hits, total %d, took %v", len(res.Hits), res.Total, res.Took)
+	}
+}
+
+// A search for sessions answers the same on every path: sessions with
+// their hits, no entry hits.
+func testSearchSessions(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	res, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10, Sessions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 || len(res.Sessions) != 2 {
+		t.Fatalf("sessions: %d hits, %d sessions, want 0 and 2: %+v", len(res.Hits), len(res.Sessions), res.Sessions)
+	}
+	n := map[string]int{}
+	for _, ss := range res.Sessions {
+		if ss.Project != "p" || ss.Cover != 1 || ss.Score <= 0 {
+			t.Errorf("session %+v", ss)
+		}
+		for _, h := range ss.Hits {
+			if h.Session != ss.Session {
+				t.Errorf("session %s holds a hit of %s", ss.Session, h.Session)
+			}
+		}
+		n[ss.Session] = len(ss.Hits)
+	}
+	if n["team/feature"] != 2 || n["plain"] != 1 {
+		t.Errorf("hits per session %v, want team/feature 2, plain 1 (of %d entries)", n, len(es))
+	}
+	res, err = s.Search(context.Background(), api.Query{Text: "nil map", Limit: 1, Sessions: true})
+	if err != nil || len(res.Sessions) != 1 {
+		t.Fatalf("sessions, limit 1: %+v, %v", res.Sessions, err)
 	}
 }
 

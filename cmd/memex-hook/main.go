@@ -48,9 +48,14 @@ func main() {
 
 const usage = "usage: memex-hook [--home DIR] hook HOST EVENT [JSON] | memex-hook --version"
 
-// serverFile is internal/home's ServerFile: while it names a server, hooks
-// send their work there (a test keeps the two names one).
-const serverFile = "serve.addr"
+// serverFile and lockFile are internal/home's ServerFile and LockFile
+// (a test keeps the names one): while serve.addr names a server, hooks
+// send their work there; while a process holds the lock, the store is
+// taken.
+const (
+	serverFile = "serve.addr"
+	lockFile   = "lock"
+)
 
 // Run runs memex-hook with args. Only a command line it does not know
 // (or --version without a memex to hand over to) is an error: a hook
@@ -122,7 +127,7 @@ func (h hook) capture(raw []byte) bool {
 		return false
 	}
 	e, body := hosts.ToolEntry(h.host, hi)
-	if !envOff("MEMEX_LESSONS") && e.Exit != nil && *e.Exit != 0 {
+	if !hosts.EnvOff("MEMEX_LESSONS") && e.Exit != nil && *e.Exit != 0 {
 		return false // a failed call: memex asks the store for a lesson line
 	}
 	// The write policy memex's Service applies (service.Policy), before
@@ -136,9 +141,11 @@ func (h hook) capture(raw []byte) bool {
 		fmt.Fprintf(h.stderr, "memex hook: the host's JSON holds %d byte sequence(s) that are not valid UTF-8; they are archived as U+FFFD (attrs.invalid_utf8 counts them)\n", hi.InvalidUTF8)
 	}
 	hosts.RecordHook(h.home, hosts.HookRun{Host: h.host, Event: event, Session: hi.SessionID, At: time.Now().UTC()})
-	if last {
+	if last && !spool.Taken(filepath.Join(h.home, lockFile)) {
 		// The drain opens the store: memex's work. Its output is not the
-		// host's to read.
+		// host's to read. A store taken (by the drain another hook
+		// started, say) would only make it fail busy: its holder, or
+		// the next process that takes it, archives the spool.
 		h.memex(nil, io.Discard, "hook", h.host, spool.DrainEvent)
 	}
 	return true
@@ -224,15 +231,6 @@ func serverNamed(dir string) bool {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
 	return strings.TrimSpace(first) != ""
-}
-
-// envOff is memex hook's reading of MEMEX_LESSONS: off, 0, false or no.
-func envOff(name string) bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
-	case "off", "0", "false", "no":
-		return true
-	}
-	return false
 }
 
 // buildVersion is the commit memex-hook was built from, when it knows.

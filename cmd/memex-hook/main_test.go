@@ -234,6 +234,9 @@ func TestAgreesWithMemex(t *testing.T) {
 	if serverFile != home.ServerFile {
 		t.Errorf("serverFile %q, home.ServerFile %q", serverFile, home.ServerFile)
 	}
+	if lockFile != home.LockFile {
+		t.Errorf("lockFile %q, home.LockFile %q", lockFile, home.LockFile)
+	}
 	for _, flag := range []string{"", "rel/home", "/abs/home"} {
 		for _, env := range []string{"", "/env/home"} {
 			t.Setenv("MEMEX_HOME", env)

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/hook"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
-	"github.com/spf13/cobra"
 )
 
 // A hook is package hook's: it archives, imports and injects through the
@@ -57,17 +58,7 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 			return c
 		},
 		Service: a.serviceOptions(), CompactWait: lockTimeout(),
-		NoHandoff: envOff("MEMEX_HANDOFF"), NoLessons: envOff("MEMEX_LESSONS"),
+		NoHandoff: hosts.EnvOff("MEMEX_HANDOFF"), NoLessons: hosts.EnvOff("MEMEX_LESSONS"),
 		Message: userMessage,
 	}, host, event, a.stdin)
-}
-
-// envOff reports whether the environment variable name turns something
-// off (off, 0, false, no).
-func envOff(name string) bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
-	case "off", "0", "false", "no":
-		return true
-	}
-	return false
 }

@@ -207,6 +207,22 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 	return true, r.drain(ctx)
 }
 
+// drainRounds bounds the rounds of a drain: hooks that keep spooling
+// cannot keep it open for ever.
+const drainRounds = 8
+
+// pending reports whether dir's spool holds an item a drain would archive
+// now.
+func pending(dir string) bool {
+	items, _ := spool.List(dir)
+	for _, it := range items {
+		if it.Err == nil && !it.Running() {
+			return true
+		}
+	}
+	return false
+}
+
 // drain archives the home's spool in one open of the store, unsynced
 // until one sync at the end, unless the store is taken: then the spool
 // waits, durable, for its holder or the next process that takes it.
@@ -215,7 +231,12 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 func (r runner) drain(ctx context.Context) error {
 	h, err := home.Open(ctx, r.Home, home.Options{Wait: addWait, NoSync: true, Logger: r.Logger, Purpose: "memex hook"})
 	if err == nil {
-		err = service.DrainSpool(ctx, h, r.Service)
+		// Hooks keep spooling while the drain runs (a burst), and one
+		// that finds the store taken leaves its item to the holder: what
+		// they spooled meanwhile is archived too, in a few more rounds.
+		for round := 0; err == nil && round < drainRounds && (round == 0 || pending(r.Home)); round++ {
+			err = service.DrainSpool(ctx, h, r.Service)
+		}
 		if cerr := h.Close(); err == nil {
 			err = cerr
 		}

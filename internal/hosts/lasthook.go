@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -58,4 +59,15 @@ func LastHook(home, host string) (HookRun, bool) {
 		return r, false
 	}
 	return r, true
+}
+
+// EnvOff reports whether the environment variable name turns a hook's
+// feature off (off, 0, false, no): MEMEX_LESSONS, MEMEX_HANDOFF. memex
+// hook and memex-hook read them alike.
+func EnvOff(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/gofrs/flock"
@@ -75,3 +76,25 @@ func Hook(dir string, item Item) (last bool, err error) {
 // memex-hook, which cannot open the store, runs `memex hook HOST drain`
 // when it was the last hook in flight.
 const DrainEvent = "drain"
+
+// Taken reports whether a process holds the lock file at path (a home's
+// lock) at this moment; a missing file is held by nobody. A hook that was
+// the last in flight starts no drain while the store is taken: the drain
+// would find it so, and the spool waits, durable, for its holder or the
+// next process that takes it, as it does when memex hook finds the store
+// taken. Taken holds the lock itself for an instant when it is free.
+func Taken(path string) bool {
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	lk := flock.New(path)
+	ok, err := lk.TryLock()
+	if err != nil {
+		return false // cannot tell: the drain finds out
+	}
+	if ok {
+		_ = lk.Unlock()
+		return false
+	}
+	return true
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/memex-archive/memex"
 )
 
@@ -81,5 +82,31 @@ func TestLastFlightIsTold(t *testing.T) {
 	}
 	if left, _ := Leftover(dir); len(left) != 0 {
 		t.Errorf("the flight lock shows as spooled work: %v", left)
+	}
+}
+
+// Taken tells a lock held by another holder from a free or missing one.
+func TestTaken(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lock")
+	if Taken(p) {
+		t.Fatal("a missing lock file is taken")
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("Taken created the lock file")
+	}
+	os.WriteFile(p, nil, 0o600)
+	if Taken(p) {
+		t.Fatal("a free lock is taken")
+	}
+	lk := flock.New(p)
+	if err := lk.RLock(); err != nil {
+		t.Fatal(err)
+	}
+	if !Taken(p) {
+		t.Error("a lock held shared is not taken")
+	}
+	lk.Unlock()
+	if Taken(p) {
+		t.Error("a released lock is taken")
 	}
 }

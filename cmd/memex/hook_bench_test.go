@@ -18,6 +18,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // hookPayload is a Claude Code PostToolUse of a Bash call whose output is
@@ -45,6 +46,39 @@ func hookProcessCPUOf(b *testing.B, bin, home string, payload []byte) (time.Dura
 	return time.Since(t0), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
+// hookBinary is cmd/memex-hook, built once beside memexBin (as go install
+// ./cmd/... lays them out: it hands over to the memex beside it).
+func hookBinary(b *testing.B) string {
+	hookBinOnce.Do(func() {
+		hookBin = filepath.Join(filepath.Dir(memexBin), "memex-hook")
+		out, err := exec.Command("go", "build", "-o", hookBin, "../memex-hook").CombinedOutput()
+		if err != nil {
+			hookBinErr = fmt.Errorf("building memex-hook: %v %s", err, out)
+		}
+	})
+	if hookBinErr != nil {
+		b.Fatal(hookBinErr)
+	}
+	return hookBin
+}
+
+var (
+	hookBinOnce sync.Once
+	hookBin     string
+	hookBinErr  error
+)
+
+// hookBins are the binaries the hook benchmarks run side by side,
+// alternately: another memex (MEMEX_BENCH_BASELINE) when set, this build's
+// memex hook, and this build's memex-hook.
+func hookBins(b *testing.B) []struct{ name, path string } {
+	bins := []struct{ name, path string }{{"memex hook", memexBin}, {"memex-hook", hookBinary(b)}}
+	if base := os.Getenv("MEMEX_BENCH_BASELINE"); base != "" {
+		bins = append([]struct{ name, path string }{{"baseline", base}}, bins...)
+	}
+	return bins
+}
+
 // countEntries archives what is spooled (a writable open drains the
 // spool) and returns the number of entries in home's store.
 func countEntries(b *testing.B, home string) int {
@@ -69,17 +103,20 @@ func percentileOf(lat []time.Duration, p float64) time.Duration {
 // BenchmarkHookCLI times one `memex hook claude-code PostToolUse` process
 // of a 1 KB output at a time, into a store of 300 entries, beside `memex
 // --version` (process start and exit alone), and reports the CPU time of
-// each (user + system, mean). With MEMEX_BENCH_BASELINE (see
-// BenchmarkConcurrentHooks) the other binary runs too, alternately.
+// each (user + system, mean; a process's CPU includes the children it
+// waited for, such as the drain memex-hook hands to memex). memex-hook
+// runs too (its hook, and its --version), and with MEMEX_BENCH_BASELINE
+// (see BenchmarkConcurrentHooks) the other binary, alternately; the
+// metrics are memex-hook's.
 func BenchmarkHookCLI(b *testing.B) {
 	type bin struct {
 		name, path, home  string
 		hook, start       []time.Duration
 		hookCPU, startCPU time.Duration
 	}
-	bins := []*bin{{name: "this build", path: memexBin}}
-	if base := os.Getenv("MEMEX_BENCH_BASELINE"); base != "" {
-		bins = append([]*bin{{name: "baseline", path: base}}, bins...)
+	var bins []*bin
+	for _, x := range hookBins(b) {
+		bins = append(bins, &bin{name: x.name, path: x.path})
 	}
 	for _, x := range bins {
 		x.home = b.TempDir()
@@ -105,11 +142,11 @@ func BenchmarkHookCLI(b *testing.B) {
 	load, _ := os.ReadFile("/proc/loadavg")
 	for _, x := range bins {
 		n := time.Duration(len(x.hook))
-		fmt.Printf("\n%s: hook p50 %v p99 %v, CPU %v; memex --version p50 %v, CPU %v; load %s", x.name,
+		fmt.Printf("\n%s: hook p50 %v p99 %v, CPU %v; --version p50 %v, CPU %v; load %s", x.name,
 			percentileOf(x.hook, 0.5), percentileOf(x.hook, 0.99), x.hookCPU/n, percentileOf(x.start, 0.5), x.startCPU/n, strings.TrimSpace(string(load)))
 	}
 	fmt.Println()
-	x := bins[len(bins)-1]
+	x := bins[len(bins)-1] // memex-hook
 	n := float64(len(x.hook))
 	b.ReportMetric(float64(percentileOf(x.hook, 0.5).Microseconds())/1000, "hook-p50-ms")
 	b.ReportMetric(float64(percentileOf(x.start, 0.5).Microseconds())/1000, "start-p50-ms")
@@ -127,10 +164,7 @@ func BenchmarkHookCLI(b *testing.B) {
 // main) to run beside this build, alternately in each iteration, so that
 // both figures come from the same moment of a shared machine.
 func BenchmarkConcurrentHooks(b *testing.B) {
-	bins := []struct{ name, path string }{{"this build", memexBin}}
-	if base := os.Getenv("MEMEX_BENCH_BASELINE"); base != "" {
-		bins = append([]struct{ name, path string }{{"baseline", base}}, bins...)
-	}
+	bins := hookBins(b)
 	rates := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
 		for _, bin := range bins {
@@ -143,10 +177,49 @@ func BenchmarkConcurrentHooks(b *testing.B) {
 	for _, bin := range bins {
 		fmt.Printf("%s: entries/s %.0f\n", bin.name, rates[bin.name])
 	}
-	b.ReportMetric(mean(rates["this build"]), "entries/s")
-	if len(bins) > 1 {
+	b.ReportMetric(mean(rates["memex-hook"]), "entries/s")
+	b.ReportMetric(mean(rates["memex hook"]), "memex-entries/s")
+	if len(bins) > 2 {
 		b.ReportMetric(mean(rates["baseline"]), "baseline-entries/s")
 	}
+}
+
+// BenchmarkSpoolingHook is a hook that only spools: this process holds a
+// flight in the spool (as another hook would), so that no hook is the last
+// and none drains. One hook of each binary at a time, alternately, each
+// into a home of its own; it reports the CPU per hook (user + system).
+// The shell recipe in docs/performance.md (flock -s spool/.inflight) is
+// the same measure.
+func BenchmarkSpoolingHook(b *testing.B) {
+	bins := hookBins(b)
+	homes, cpu := make([]string, len(bins)), make([]time.Duration, len(bins))
+	for i := range bins {
+		homes[i] = b.TempDir()
+		fl, err := spool.Enter(homes[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer fl.Leave()
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for i, x := range bins {
+			_, c := hookProcessCPUOf(b, x.path, homes[i], hookPayload(homes[i], n))
+			cpu[i] += c
+		}
+	}
+	b.StopTimer()
+	load, _ := os.ReadFile("/proc/loadavg")
+	for i, x := range bins {
+		left, _ := spool.Leftover(homes[i])
+		fmt.Printf("\n%s: CPU per spooling hook %.1f ms, %d items spooled; load %s", x.name,
+			cpu[i].Seconds()*1000/float64(b.N), len(left), strings.TrimSpace(string(load)))
+		if len(left) != b.N {
+			b.Errorf("%s: %d items spooled of %d", x.name, len(left), b.N)
+		}
+	}
+	fmt.Println()
+	b.ReportMetric(cpu[len(bins)-1].Seconds()*1000/float64(b.N), "hook-cpu-ms")
 }
 
 func mean(v []float64) float64 {

@@ -9,8 +9,8 @@
 //
 // With no server running, it spools the call (a synced file: as durable as
 // an add, which acknowledges it) and exits; when it was the last hook in
-// flight it runs `memex hook HOST drain`, which archives the spool in one
-// open of the store. Everything else goes to memex itself, with the host's
+// flight it starts `memex hook HOST drain`, which archives the spool in one
+// open of the store, and does not wait for it. Everything else goes to memex itself, with the host's
 // JSON on its stdin: any other event (SessionStart prints context, a
 // PreCompact imports a transcript), a failed call that may earn a lesson
 // line, a running server, a spool that refuses the item. memex is the
@@ -142,13 +142,32 @@ func (h hook) capture(raw []byte) bool {
 	}
 	hosts.RecordHook(h.home, hosts.HookRun{Host: h.host, Event: event, Session: hi.SessionID, At: time.Now().UTC()})
 	if last && !spool.Taken(filepath.Join(h.home, lockFile)) {
-		// The drain opens the store: memex's work. Its output is not the
-		// host's to read. A store taken (by the drain another hook
-		// started, say) would only make it fail busy: its holder, or
-		// the next process that takes it, archives the spool.
-		h.memex(nil, io.Discard, "hook", h.host, spool.DrainEvent)
+		// A store taken (by the drain another hook started, say) would
+		// only make the drain fail busy: its holder, or the next process
+		// that takes it, archives the spool.
+		h.startDrain()
 	}
 	return true
+}
+
+// startDrain starts `memex hook HOST drain` and does not wait for it: the
+// call is acknowledged once spooled, and the host need not wait for a
+// store to open. The drain runs in a session of its own, without the
+// host's pipes (a host reading the hook's stderr to its end would wait
+// for the drain too); its problems go to memex doctor's note.
+func (h hook) startDrain() {
+	bin, err := memexBinary()
+	if err != nil {
+		fmt.Fprintf(h.stderr, "memex-hook: %v\n", err)
+		return
+	}
+	cmd := exec.Command(bin, "--home", h.home, "hook", h.host, spool.DrainEvent)
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(h.stderr, "memex-hook: %s: %v\n", bin, err)
+		return
+	}
+	cmd.Process.Release()
 }
 
 // memex runs memex on the same home with args and waits for it.

@@ -158,13 +158,24 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	if body == nil {
 		body = bytes.NewReader(nil)
 	}
+	p, prepared := body.(*Prepared)
+	if prepared && !p.fits(e) {
+		prepared, body = false, &p.r
+	}
 	if err := s.checkSpace(sizeHint(body)); err != nil {
 		return memex.Entry{}, fmt.Errorf("archive: add: %w", err)
 	}
 
-	w := s.newBodyWriter(e.ID)
+	var w *bodyWriter
+	if prepared {
+		w = p.take(s, e.ID)
+	} else {
+		w = s.newBodyWriter(e.ID)
+	}
 	defer w.close()
-	err = w.readFrom(ctx, body)
+	if !prepared {
+		err = w.readFrom(ctx, body)
+	}
 	sum, tokens, estimated := w.side.finish()
 	if err != nil {
 		w.abort()
@@ -178,12 +189,11 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	e.Lines = w.lines()
 	e.Tokens, e.TokensEstimated = tokens, estimated
 	if e.Summary == "" {
-		in := summarize.Input{Kind: e.Kind, Tool: e.Tool, Input: e.Input, Exit: e.Exit,
-			Head: w.head, Bytes: e.Bytes, Lines: e.Lines, Tally: &w.side.tally}
-		if int64(len(w.head)) < e.Bytes {
-			in.Tail = w.tail
+		if prepared {
+			e.Summary = p.summary
+		} else {
+			e.Summary = w.summary(e)
 		}
-		e.Summary = summarize.Entry(in)
 	}
 
 	s.mu.RLock()
@@ -202,7 +212,7 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 		w.dropOwn()
 		_ = b.Set(refKey(r.Body, e.ID), nil, nil)
 	case w.inline:
-		r.hasInline, r.inline = true, w.buf[:w.bytes]
+		r.hasInline, r.inline = true, w.inlineBody()
 		if w.bytes > 0 {
 			_ = b.Set(hashKey(sum), e.ID[:], nil)
 		}
@@ -234,6 +244,24 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	}
 	w.committed = true
 	return e, nil
+}
+
+// summary is the summary of e (Bytes and Lines set) with the body w read.
+func (w *bodyWriter) summary(e memex.Entry) string {
+	in := summarize.Input{Kind: e.Kind, Tool: e.Tool, Input: e.Input, Exit: e.Exit,
+		Head: w.head, Bytes: e.Bytes, Lines: e.Lines, Tally: &w.side.tally}
+	if int64(len(w.head)) < e.Bytes {
+		in.Tail = w.tail
+	}
+	return summarize.Entry(in)
+}
+
+// inlineBody is the body of an inline entry, whole in memory.
+func (w *bodyWriter) inlineBody() []byte {
+	if w.kept != nil {
+		return w.kept
+	}
+	return w.buf[:w.bytes]
 }
 
 // sizeHint guesses how many bytes body will yield, when it can tell.
@@ -289,7 +317,9 @@ type bodyWriter struct {
 	head     []byte
 	tail     []byte
 
-	inline bool // the body is small and whole in buf[:bytes]
+	inline bool // the body is small and whole in buf[:bytes] (or kept)
+	// kept holds an inline body once buf went back to its pool (Prepare).
+	kept []byte
 
 	sizes []uint32 // raw length of each chunk
 	nls   []uint32 // newlines in each chunk
@@ -430,7 +460,9 @@ func (w *bodyWriter) abort() {
 
 func (w *bodyWriter) close() {
 	w.side.finish()
-	w.batch.Close()
+	if w.batch != nil {
+		w.batch.Close()
+	}
 	if w.buf != nil {
 		putChunk(w.buf)
 		w.buf = nil

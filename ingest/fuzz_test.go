@@ -24,7 +24,7 @@ func parseBytes(t *testing.T, f Format, name string, data []byte) {
 	}
 	sink := newMemSink()
 	r := &runner{sink: sink, opts: opts, rep: rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
-	if err := r.store(context.Background(), src); err != nil {
+	if err := r.storeSource(context.Background(), src); err != nil {
 		t.Fatalf("store: %v", err)
 	}
 	for _, rec := range src.records {
@@ -95,7 +95,7 @@ func FuzzOpenCode(f *testing.F) {
 		emitOpenCodeSession(src, ocSession{ID: "ses_x"}, []ocMessage{m}, map[string][]ocPart{"msg_x": {p}})
 		sink := newMemSink()
 		r := &runner{sink: sink, opts: src.opts, rep: rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
-		if err := r.store(context.Background(), src); err != nil {
+		if err := r.storeSource(context.Background(), src); err != nil {
 			t.Fatal(err)
 		}
 	})

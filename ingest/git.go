@@ -382,7 +382,7 @@ func (r *runner) gitLog(ctx context.Context, repo gitRepo, revs []byte, limits [
 	}
 	src := &source{path: repo.path, format: Git, opts: r.opts, rep: r.rep}
 	flush := func() error {
-		err := r.store(ctx, src)
+		err := r.storeSource(ctx, src)
 		src.records = src.records[:0]
 		return err
 	}
@@ -732,5 +732,5 @@ func (r *runner) gitTagEntries(ctx context.Context, repo gitRepo, tags map[strin
 			src.emit(Record{Entry: e, Body: []byte(b.String()), Key: "git:tag:" + t.name + ":" + target})
 		}
 	}
-	return r.store(ctx, src)
+	return r.storeSource(ctx, src)
 }

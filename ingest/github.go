@@ -321,7 +321,7 @@ func runGitHub(ctx context.Context, r *runner) error {
 			src.emit(rec)
 		}
 	}
-	return r.store(ctx, src)
+	return r.storeSource(ctx, src)
 }
 
 // ghElements reads a file holding an array of objects or one object, or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -105,9 +104,10 @@ type Options struct {
 	// entry and body; for memex, internal/service applies the redaction
 	// every write path shares), with the replacements it made by kind,
 	// which the Report counts. It must be idempotent and may return body
-	// itself. It is applied too to a record whose Key is archived
-	// already, to compare it with what is stored. Nil stores records as
-	// they are.
+	// itself. It is applied to every record before its Key is looked up,
+	// on the goroutines that read the files (so it must be safe for
+	// concurrent use), and to a record whose Key is archived already
+	// compares it with what is stored. Nil stores records as they are.
 	Policy func(e memex.Entry, body []byte) (memex.Entry, []byte, map[string]int)
 	// Full ignores the stored per-file progress and reads every file whole
 	// (Key dedupe still prevents duplicates).
@@ -124,6 +124,12 @@ type Options struct {
 	Progress func(Progress)
 	// Now replaces time.Now (tests).
 	Now func() time.Time
+	// Prepare, when set, does ahead of the sink's Add of e, on a goroutine
+	// of its own, what that Add can do without the sink (hashing,
+	// counting, summarising and compressing body: archive.Store.Prepare)
+	// and returns the reader Add is then given as e's body. Nil: Add reads
+	// body as it is.
+	Prepare func(e memex.Entry, body []byte) io.Reader
 	// Added, when set, is called with each entry the sink added (as the
 	// sink returned it, ID included) and its exact body as stored
 	// (after Policy), for an index fed as the import goes (catchup.Feeder).
@@ -306,11 +312,15 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 		opts.Progress(prog)
 	}
 	r := &runner{sink: sink, opts: &opts, rep: &rep, projects: map[string]string{}, sessions: map[memex.SessionRef]bool{}}
-	for _, t := range targets {
+	readers := startReaders(ctx, r, targets)
+	defer readers.stop()
+	for i, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("ingest: %w", err)
 		}
-		if err := r.file(ctx, t); err != nil {
+		err := r.write(ctx, readers.next(i))
+		readers.done(i)
+		if err != nil {
 			if errors.Is(err, errSink) || ctx.Err() != nil {
 				return rep, err
 			}
@@ -344,12 +354,16 @@ var (
 // errSink marks sink failures, which stop Run.
 var errSink = errors.New("sink failed")
 
+// runner is one Run. Its readers (read.go) parse files ahead on goroutines
+// of their own; everything else, the writes to the sink and the report,
+// belongs to the goroutine of Run.
 type runner struct {
-	sink     Sink
-	opts     *Options
-	rep      *Report
-	projects map[string]string // cwd -> project
-	sessions map[memex.SessionRef]bool
+	sink      Sink
+	opts      *Options
+	rep       *Report
+	projectMu sync.Mutex
+	projects  map[string]string // cwd -> project
+	sessions  map[memex.SessionRef]bool
 }
 
 // source is what a parser reads: the file's bytes from the resume point,
@@ -447,6 +461,8 @@ func (s *source) project(cwd string) string {
 }
 
 func (r *runner) project(cwd string) string {
+	r.projectMu.Lock()
+	defer r.projectMu.Unlock()
 	if p, ok := r.projects[cwd]; ok {
 		return p
 	}
@@ -482,102 +498,6 @@ func lineFormat(f Format, path string) bool {
 	return (f == ClaudeCode || f == Codex || f == JSONL) && !strings.HasSuffix(path, ".zst")
 }
 
-// fileLocks serialises the runs of one process over the same file: Key
-// dedupe is resolve-then-add, so two runs adding the same new records at
-// once (two hooks firing together) would both add them. Processes do not
-// share a store (the archive has one owner), so a process-wide lock is
-// enough.
-var fileLocks sync.Map // path -> *sync.Mutex
-
-func (r *runner) file(ctx context.Context, t target) error {
-	mu, _ := fileLocks.LoadOrStore(t.path, new(sync.Mutex))
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
-	key := StateKey(t.path)
-	var prev FileState
-	havePrev := false
-	if !r.opts.Full {
-		if b, err := r.sink.GetState(ctx, key); err == nil {
-			if json.Unmarshal(b, &prev) == nil && prev.V == stateVersion && prev.Format == t.format {
-				havePrev = true
-			}
-		} else if !errors.Is(err, memex.ErrNotFound) {
-			return fmt.Errorf("ingest: get state %s: %w: %w", t.path, err, errSink)
-		}
-	}
-	if havePrev && prev.Size == t.size && prev.ModTime == t.mtime.UnixNano() && t.format != OpenCode {
-		r.rep.Unchanged++
-		return nil
-	}
-	src := &source{path: t.path, format: t.format, mtime: t.mtime, opts: r.opts, rep: r.rep, proj: r.project, line: 1}
-	// head holds the file's first bytes, at least up to headLen or the
-	// resume point, for the rewrite check of the next run.
-	var head []byte
-	if t.format != OpenCode {
-		resumed := false
-		if havePrev && lineFormat(t.format, t.path) && t.size >= prev.Size && prev.Resume > 0 && prev.Resume <= t.size && int64(prev.HeadLen) <= prev.Resume {
-			// A grown transcript: read only its head (to see it is the
-			// same file) and what follows the resume point.
-			h, tail, err := readResume(t.path, prev.Resume)
-			if err != nil {
-				return err
-			}
-			if headHash(h[:prev.HeadLen]) == prev.Head {
-				resumed = true
-				head = h
-				src.base, src.line, src.st, src.data = prev.Resume, prev.Line, prev, tail
-			}
-		}
-		if !resumed {
-			data, err := readFile(t.path)
-			if err != nil {
-				return err
-			}
-			head, src.data = data, data
-		}
-		r.rep.Bytes += int64(len(src.data))
-	} else {
-		r.rep.Bytes += t.size
-	}
-	r.rep.Files++
-	if n, line := InvalidUTF8(src.data); n > 0 {
-		r.rep.InvalidUTF8 += n
-		src.warnf(src.line+line-1, "%s not valid UTF-8 (from here on): the JSON decoder reads each as U+FFFD, so the archived text differs from the file's bytes there",
-			plural(n, "byte sequence"))
-	}
-	skipped, unknown := r.rep.SkippedTotal(), total(r.rep.Unknown)
-	parse := parserFor(t.format)
-	if err := parse(ctx, src); err != nil {
-		return err
-	}
-	if skipped, unknown = r.rep.SkippedTotal()-skipped, total(r.rep.Unknown)-unknown; src.base == 0 && len(src.records) == 0 && skipped+unknown > 0 {
-		// Not one record in the whole file: most likely another format.
-		// (A resumed file has shown its format before; what it gained
-		// is only malformed.) No progress is kept, so that the next run
-		// says so again instead of finding the file unchanged.
-		msg := unusable(t, skipped, unknown, r.opts.Format == Auto, src.notFormat)
-		r.rep.Unusable = append(r.rep.Unusable, msg)
-		r.opts.warn(msg)
-		return nil
-	}
-	if err := r.store(ctx, src); err != nil {
-		return err
-	}
-	st := FileState{V: stateVersion, Format: t.format, Size: t.size, ModTime: t.mtime.UnixNano()}
-	st.HeadLen = min(len(head), headLen)
-	if lineFormat(t.format, t.path) {
-		st.HeadLen = int(min(int64(st.HeadLen), src.resume))
-		st.Resume, st.Line, st.Tools = src.resume, src.resumeLine, src.resumeTool
-		st.Session, st.Project, st.Cwd, st.SessionTools = src.st.Session, src.st.Project, src.st.Cwd, src.st.SessionTools
-	}
-	st.Head = headHash(head[:st.HeadLen])
-	b, _ := json.Marshal(st)
-	if err := r.sink.SetState(ctx, key, b); err != nil {
-		return fmt.Errorf("ingest: set state %s: %w: %w", t.path, err, errSink)
-	}
-	return nil
-}
-
 // unusable is the Report.Unusable line of t; sniffed says Auto chose its
 // format, notFormat why its document is not of that format (see
 // badDocument).
@@ -600,100 +520,13 @@ func unusable(t target, skipped, unknown int, sniffed bool, notFormat string) st
 	return fmt.Sprintf("%s: no valid %s record (%s); is it a %s file?", t.path, t.format, counts, t.format)
 }
 
-// store applies the write policy to, dedupes and adds a file's records in time order.
-func (r *runner) store(ctx context.Context, src *source) error {
-	recs := src.records
-	// Stable by creation time: a tool call is emitted when its result
-	// arrives, after records that came later; IDs follow Created.
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Entry.Created.Before(recs[j].Entry.Created) })
-	for i := range recs {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("ingest: %w", err)
-		}
-		rec := &recs[i]
-		e := rec.Entry
-		completing := false
-		if !e.Created.IsZero() && (e.Created.Before(minCreated) || e.Created.After(maxCreated)) {
-			// Outside what an ID can encode: let the sink stamp it.
-			e.Created = time.Time{}
-		}
-		if e.Session != "" {
-			r.sessions[e.SessionRef()] = true
-		}
-		if rec.Key != "" {
-			// A Key is scoped by the project: the same trajectories
-			// imported under two projects (two models run on the same
-			// tasks) are two sets of entries.
-			id, err := r.sink.Lookup(ctx, rec.Key, e.Project)
-			if errors.Is(err, memex.ErrNotFound) && rec.HookKey != "" {
-				id, err = r.sink.Lookup(ctx, rec.HookKey, e.Project)
-			}
-			switch {
-			case err == nil:
-				old, ok, err := r.completeHooked(ctx, id)
-				if err != nil {
-					return fmt.Errorf("ingest: complete %s: %w: %w", rec.Key, err, errSink)
-				}
-				if !ok {
-					r.rep.Present++
-					if r.otherContent(ctx, id, e, rec.Body) {
-						r.rep.Differ++
-						if r.rep.Differ == 1 {
-							r.opts.warn(fmt.Sprintf("%s: %s is already archived with other content (another run of the same session?): kept as it was; import another run under its own --project", src.path, rec.Key))
-						}
-					}
-					continue
-				}
-				// The hook's entry, completed: the same ID, what the
-				// transcript says of the call.
-				e.ID, e.Created = old.ID, old.Created
-				completing = true
-			case !errors.Is(err, memex.ErrNotFound):
-				return fmt.Errorf("ingest: look up %s: %w: %w", rec.Key, err, errSink)
-			}
-			e.Aliases = append([]string{rec.Key}, e.Aliases...)
-		}
-		e.Aliases = dedupAliases(e.Aliases)
-		body := rec.Body
-		if r.opts.Policy != nil {
-			var kinds map[string]int
-			e, body, kinds = r.opts.Policy(e, body)
-			for k, v := range kinds {
-				r.rep.Redacted += v
-				r.rep.count(&r.rep.RedactedKinds, k, v)
-			}
-		}
-		RecordShown(&e, "", body)
-		stored, err := r.sink.Add(ctx, e, bytesReader(body))
-		if err != nil {
-			if errors.Is(err, memex.ErrInvalid) {
-				// One bad record (an alias of the wrong shape, ...) must not
-				// stop the rest.
-				src.skip(0, "rejected by archive", err)
-				continue
-			}
-			return fmt.Errorf("ingest: add %s: %w: %w", rec.Key, err, errSink)
-		}
-		if completing {
-			r.rep.Completed++
-		} else {
-			r.rep.Added++
-		}
-		r.rep.BodyBytes += int64(len(body))
-		if r.opts.Added != nil {
-			r.opts.Added(stored, body)
-		}
-	}
-	return nil
-}
-
 // otherContent reports whether the entry id that a record's Key found
-// holds other content than the record (after the policy, as it would be
-// stored):
+// holds other content than body, the record's after the policy (as it
+// would be stored):
 // not the same record read again but another run of the same session (a
 // second model's trajectories of the same tasks imported into the same
 // project), which the Key does not tell apart.
-func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, body []byte) bool {
+func (r *runner) otherContent(ctx context.Context, id memex.ID, body []byte) bool {
 	s, ok := r.sink.(interface {
 		Get(ctx context.Context, id memex.ID) (memex.Entry, error)
 	})
@@ -707,9 +540,6 @@ func (r *runner) otherContent(ctx context.Context, id memex.ID, e memex.Entry, b
 		// content, not the numbered lines of the transcript): the same
 		// call, not another run of it.
 		return false
-	}
-	if r.opts.Policy != nil {
-		_, body, _ = r.opts.Policy(e, body)
 	}
 	sum := sha256.Sum256(body)
 	return old.Hash != "sha256:"+hex.EncodeToString(sum[:])

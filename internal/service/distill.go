@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/memex-archive/memex"
@@ -67,6 +68,9 @@ func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options)
 // gained entries (Distill with ix and added), unless the import failed.
 func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Options, ix *index.Index, added func(memex.Entry, []byte)) (ingest.Report, memory.UpdateReport, error) {
 	refs := SessionsAdded(&opts)
+	if opts.Prepare == nil {
+		opts.Prepare = func(e memex.Entry, body []byte) io.Reader { return s.Prepare(e, body) }
+	}
 	rep, err := ingest.Run(ctx, s, opts)
 	if err != nil {
 		return rep, memory.UpdateReport{}, err

@@ -274,7 +274,7 @@ func buildVersion() string {
 		rev = rev[:12]
 	}
 	if modified {
-		rev += ", modified"
+		rev += "+modified"
 	}
-	return "(" + rev + ")"
+	return rev
 }

@@ -94,10 +94,16 @@ func Run(ctx context.Context, o Options, host, event string, in io.Reader) {
 		return
 	}
 	if event == spool.DrainEvent {
-		// The drain memex-hook hands over: no input to read. Its problems
+		// The drain memex-hook starts and leaves: no input to read, and
+		// nobody reads its stderr. Its problems, a full disk among them,
 		// go to memex doctor's note as the capture's.
-		if err := r.drain(ctx); err != nil {
+		err := r.drainStore(ctx)
+		if errors.Is(err, memex.ErrDiskFull) {
+			r.spooledUntilRoom(err)
+		} else if err != nil {
 			fmt.Fprintf(r.Stderr, "memex hook %s: %s\n", event, r.Message(err))
+		}
+		if err != nil {
 			r.record(host, "PostToolUse", hosts.HookInput{}, err)
 		}
 		return
@@ -229,6 +235,17 @@ func pending(dir string) bool {
 // memex-hook hands it here (spool.DrainEvent) when it was the last hook in
 // flight.
 func (r runner) drain(ctx context.Context) error {
+	err := r.drainStore(ctx)
+	if errors.Is(err, memex.ErrDiskFull) {
+		r.spooledUntilRoom(err)
+		return nil
+	}
+	return err
+}
+
+// drainStore is drain without its word on a full disk: a store taken is
+// no error, a full disk is (memex.ErrDiskFull).
+func (r runner) drainStore(ctx context.Context) error {
 	h, err := home.Open(ctx, r.Home, home.Options{Wait: addWait, NoSync: true, Logger: r.Logger, Purpose: "memex hook"})
 	if err == nil {
 		// Hooks keep spooling while the drain runs (a burst), and one
@@ -241,11 +258,7 @@ func (r runner) drain(ctx context.Context) error {
 			err = cerr
 		}
 	}
-	switch {
-	case errors.Is(err, memex.ErrBusy):
-		return nil
-	case errors.Is(err, memex.ErrDiskFull):
-		r.spooledUntilRoom(err)
+	if errors.Is(err, memex.ErrBusy) {
 		return nil
 	}
 	return err

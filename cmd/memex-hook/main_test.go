@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -198,22 +199,28 @@ func TestSameEntryEitherWay(t *testing.T) {
 }
 
 // A hook that spools while others are in flight leaves the drain to the
-// last; what any hook spooled is in the store after the next write.
+// last; what it spooled went through the write policy first, and is in the
+// store after the next write.
 func TestSpoolsWhileOthersAreInFlight(t *testing.T) {
 	dir := t.TempDir()
 	fl, err := spool.Enter(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
 	in, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
-		"tool_input": map[string]string{"command": "echo"}, "tool_use_id": "toolu_inflight",
-		"tool_response": map[string]any{"stdout": "spooled\n", "stderr": ""}})
+		"tool_input": map[string]string{"command": "echo " + secret}, "tool_use_id": "toolu_inflight",
+		"tool_response": map[string]any{"stdout": "spooled " + secret + "\n", "stderr": ""}})
 	if r := runBin(t, hookBin, in, "--home", dir, "hook", "claude-code", "PostToolUse"); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("%+v", r)
 	}
 	fl.Leave()
-	if left, _ := spool.Leftover(dir); len(left) != 1 {
+	left, _ := spool.Leftover(dir)
+	if len(left) != 1 {
 		t.Fatalf("spool holds %v, want the call", left)
+	}
+	if b, err := os.ReadFile(left[0]); err != nil || bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(base64.StdEncoding.EncodeToString([]byte("spooled "+secret)))) {
+		t.Fatalf("the spool holds the secret: %s %v", b, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, home.StoreDir)); err == nil {
 		t.Error("a hook with another in flight opened the store")
@@ -221,8 +228,8 @@ func TestSpoolsWhileOthersAreInFlight(t *testing.T) {
 	if r := runBin(t, memexBin, []byte("the next write"), "--home", dir, "add", "-"); r.code != 0 {
 		t.Fatal(r)
 	}
-	if _, body := stored(t, dir, "cc:toolu_inflight"); body != "spooled\n" {
-		t.Errorf("body %q", body)
+	if e, body := stored(t, dir, "cc:toolu_inflight"); strings.Contains(e.Input+body, secret) || e.Redacted != 2 || !strings.HasPrefix(body, "spooled [REDACTED:") {
+		t.Errorf("input %q, body %q, %d redacted", e.Input, body, e.Redacted)
 	}
 }
 

@@ -10,11 +10,12 @@
 // With no server running, it spools the call (a synced file: as durable as
 // an add, which acknowledges it) and exits; when it was the last hook in
 // flight it starts `memex hook HOST drain`, which archives the spool in one
-// open of the store, and does not wait for it. Everything else goes to memex itself, with the host's
-// JSON on its stdin: any other event (SessionStart prints context, a
-// PreCompact imports a transcript), a failed call that may earn a lesson
-// line, a running server, a spool that refuses the item. memex is the
-// binary beside memex-hook, else the one on PATH.
+// open of the store, and does not wait for it. Everything else goes to
+// memex itself, with the host's JSON on its stdin: any other event
+// (SessionStart prints context, a PreCompact imports a transcript), a
+// failed call that may earn a lesson line, a running server, a spool that
+// refuses the item. memex is the binary beside memex-hook, else the one on
+// PATH.
 //
 // Like memex hook, it always exits 0 and prints nothing on stdout but what
 // memex prints for the host; problems go to stderr.

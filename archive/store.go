@@ -123,6 +123,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if o.MinFree == 0 {
 		o.MinFree = 64 << 20
 	}
+	var (
+		stall   sync.Mutex
+		stallAt time.Time
+	)
 	po := &pebble.Options{
 		Logger:   pebbleLogger{o.Logger},
 		ReadOnly: o.ReadOnly,
@@ -137,7 +141,17 @@ func Open(dir string, opts *Options) (*Store, error) {
 		// A damaged block is an error of the read that meets it (verify
 		// reports it, other commands fail with it), not a crash: Pebble's
 		// default calls the logger's Fatalf.
-		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+		EventListener: &pebble.EventListener{WriteStallBegin: func(info pebble.WriteStallBeginInfo) {
+			stall.Lock()
+			stallAt = time.Now()
+			stall.Unlock()
+			o.Logger.Debug("write stall", "reason", info.Reason)
+		}, WriteStallEnd: func() {
+			stall.Lock()
+			d := time.Since(stallAt)
+			stall.Unlock()
+			o.Logger.Debug("write stall ended", "ms", d.Milliseconds())
+		}, DataCorruption: func(info pebble.DataCorruptionInfo) {
 			msg, _, _ := strings.Cut(info.Details.Error(), "\n")
 			o.Logger.Debug("damaged store file", "path", info.Path, "err", msg)
 		}, BackgroundError: func(err error) {

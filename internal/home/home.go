@@ -139,7 +139,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Home, error) {
 	h.Store = s
 	if !opts.Shared {
 		// Pebble makes its directory with the process's umask.
-		if err := tighten(storeDir, 0o700); err != nil {
+		if err := spool.Tighten(storeDir, 0o700); err != nil {
 			h.Close()
 			return nil, err
 		}
@@ -157,29 +157,14 @@ func Prepare(dir string) error {
 	}
 	for _, sub := range []string{StoreDir, IndexDir, SpoolDir} {
 		p := filepath.Join(dir, sub)
-		if err := tighten(p, 0o700); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := spool.Tighten(p, 0o700); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
 	for _, f := range []string{TokenFile, ServerFile} {
-		if err := tighten(filepath.Join(dir, f), 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := spool.Tighten(filepath.Join(dir, f), 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-	}
-	return nil
-}
-
-// tighten clears the group and other bits of path's mode beyond want.
-func tighten(path string, want os.FileMode) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Perm()&^want == 0 {
-		return nil
-	}
-	if err := os.Chmod(path, fi.Mode().Perm()&want); err != nil {
-		return fmt.Errorf("home: tighten %s to %o: %w", path, want, err)
 	}
 	return nil
 }
@@ -204,7 +189,7 @@ func (h *Home) Index() (*index.Index, error) {
 		h.ix = ix
 		return ix, nil
 	}
-	if err := tighten(dir, 0o700); err != nil {
+	if err := spool.Tighten(dir, 0o700); err != nil {
 		ix.Close()
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/spool"
 )
 
 // Server is what serve.addr says of a running server: the address to dial
@@ -117,7 +118,7 @@ func Token(dir, path string) (tok, file string, created bool, err error) {
 				return "", "", false, err
 			}
 			created = true
-		} else if err := tighten(file, 0o600); err != nil {
+		} else if err := spool.Tighten(file, 0o600); err != nil {
 			return "", "", false, err
 		}
 	}

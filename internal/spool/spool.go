@@ -35,7 +35,7 @@ func Path(dir string) (string, error) {
 	if err := os.MkdirAll(p, 0o700); err != nil {
 		return "", err
 	}
-	return p, tighten(p, 0o700)
+	return p, Tighten(p, 0o700)
 }
 
 // Limit bounds the spool: an item that would take it past this many
@@ -269,9 +269,10 @@ func diskFull(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
-// tighten narrows path's mode to want when it is wider (a spool made by
-// hand, or by an older memex).
-func tighten(path string, want os.FileMode) error {
+// Tighten narrows path's mode to want when it is wider (a spool or a home
+// made by hand, or by an older memex): the group and other bits beyond
+// want are cleared. internal/home tightens the home's files with it too.
+func Tighten(path string, want os.FileMode) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -280,7 +281,7 @@ func tighten(path string, want os.FileMode) error {
 		return nil
 	}
 	if err := os.Chmod(path, fi.Mode().Perm()&want); err != nil {
-		return fmt.Errorf("spool: tighten %s to %o: %w", path, want, err)
+		return fmt.Errorf("tighten %s to %o: %w", path, want, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/hook"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -39,7 +40,7 @@ Codex's notify program is "memex hook codex notify": it passes its JSON as an ar
 A hook always exits 0 and prints nothing on stdout but the context it injects;
 problems go to stderr.`,
 		Example: `  echo '{"session_id":"s","hook_event_name":"PostToolUse",...}' | memex hook claude-code PostToolUse`,
-		Args:    rangeArgs(2, 3),
+		Args:    cli.RangeArgs(2, 3),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 3 {
 				a.stdin = strings.NewReader(args[2])
@@ -57,8 +58,8 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 			_, c, _ := service.Running(ctx, a.home)
 			return c
 		},
-		Service: a.serviceOptions(), CompactWait: lockTimeout(),
+		Service: a.serviceOptions(), CompactWait: cli.LockTimeout(),
 		NoHandoff: hosts.EnvOff("MEMEX_HANDOFF"), NoLessons: hosts.EnvOff("MEMEX_LESSONS"),
-		Message: userMessage,
+		Message: cli.Message,
 	}, host, event, a.stdin)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func (a *app) installLike(verb, long, example string) *cobra.Command {
 		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " memex's hooks and MCP server in an agent host's configuration",
 		Long:    long,
 		Example: example,
-		Args:    exactArgs(1),
+		Args:    cli.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.runInstall(c.Context(), o, verb, args[0])
 		},
@@ -72,10 +73,10 @@ func (a *app) installLike(verb, long, example string) *cobra.Command {
 
 func (a *app) runInstall(ctx context.Context, o installOptions, verb, host string) error {
 	if o.scope != "user" && o.scope != "project" {
-		return usagef("--scope %q: want user or project", o.scope)
+		return cli.Usagef("--scope %q: want user or project", o.scope)
 	}
 	if !hosts.Known(host) {
-		return usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
+		return cli.Usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
 	}
 	uninstall := verb == "uninstall"
 	if o.bin == "" && !uninstall {

@@ -15,7 +15,7 @@ import (
 
 // One process owns the store: internal/home holds the lock contract. A CLI
 // command opens the home (a writer exclusively, a reader shared, waiting up
-// to lockTimeout for another memex process), does its work and closes it.
+// to cli.LockTimeout for another memex process), does its work and closes it.
 //
 // The data commands (add, show, search, deref, context, sessions, stats,
 // replay, forget, verify, reindex, ingest) call an api.Service, and the

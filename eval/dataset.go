@@ -12,6 +12,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/jsonerr"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // LoadDataset reads a LongMemEval or LoCoMo JSON file whole. A question
@@ -159,7 +160,7 @@ func longMemEvalItem(dec *json.Decoder, _ int) (Dataset, error) {
 	return Dataset{Haystacks: []Haystack{h}, Questions: []Question{q}}, nil
 }
 
-var locomoSession = lazyRE(`^session_(\d+)$`)
+var locomoSession = lazyre.New(`^session_(\d+)$`)
 
 func loCoMoItem(dec *json.Decoder, n int) (Dataset, error) {
 	var it struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Probe is one question put to a strategy: at the point At of Session
@@ -207,11 +208,11 @@ func stepIndex(_ []step, at string) int {
 }
 
 var (
-	errorLine = lazyRE(`(?i)(error|exception|fail|not found|no such|cannot|can't|invalid|denied|unexpected|traceback)`)
-	readPath  = lazyRE(`· read (\S+)`)
-	editPath  = lazyRE(`· edited (\S+)`)
+	errorLine = lazyre.New(`(?i)(error|exception|fail|not found|no such|cannot|can't|invalid|denied|unexpected|traceback)`)
+	readPath  = lazyre.New(`· read (\S+)`)
+	editPath  = lazyre.New(`· edited (\S+)`)
 	// nlPrefix is the line number `nl -ba` and `cat -n` put before a line.
-	nlPrefix = lazyRE(`^\s*\d+\t`)
+	nlPrefix = lazyre.New(`^\s*\d+\t`)
 )
 
 // distinctive reports whether a (trimmed) line can serve as an answer: long
@@ -413,7 +414,7 @@ func deriveSession(steps []step, seed uint64, per int, kinds []string) []Probe {
 
 // readNumber is the line number Claude Code's Read puts before a line
 // ("    12→").
-var readNumber = lazyRE(`^\s*\d+→`)
+var readNumber = lazyre.New(`^\s*\d+→`)
 
 // askedAs is how an agent names a tool call when it searches for it: a
 // shell command as it was typed; a structured call (a JSON object of
@@ -437,7 +438,7 @@ func askedAs(e memex.Entry) string {
 }
 
 // grepCommand finds the pattern of a grep or rg command line.
-var grepCommand = lazyRE(`(?:^|[|;&]\s*)(?:grep|rg|egrep)\s+(?:-\S+\s+)*(?:'([^']+)'|"([^"]+)"|([^\s|;&'"-][^\s|;&]*))`)
+var grepCommand = lazyre.New(`(?:^|[|;&]\s*)(?:grep|rg|egrep)\s+(?:-\S+\s+)*(?:'([^']+)'|"([^"]+)"|([^\s|;&'"-][^\s|;&]*))`)
 
 // grepPattern is what a search of files looked for: the pattern argument
 // of a Grep tool, or of a grep or rg command.
@@ -459,11 +460,11 @@ func grepPattern(e memex.Entry) (string, bool) {
 }
 
 var (
-	sedScript = lazyRE(`sed\s+-i(?:\.\w+)?\s+(?:-e\s+)?(?:'([^']*)'|"([^"]*)")`)
-	readRange = lazyRE(`· read \S+?(?::| \((?:lines (\d+)-\d+|first \d+ lines)\))`)
-	sedLines  = lazyRE(`^(\d+)(?:,(\d+))?[cd]`)
-	sedAddr   = lazyRE(`^(?:(\d+)(?:,(\d+))?)?s(.)`)
-	nlNumber  = lazyRE(`^\s*(\d+)\t`)
+	sedScript = lazyre.New(`sed\s+-i(?:\.\w+)?\s+(?:-e\s+)?(?:'([^']*)'|"([^"]*)")`)
+	readRange = lazyre.New(`· read \S+?(?::| \((?:lines (\d+)-\d+|first \d+ lines)\))`)
+	sedLines  = lazyre.New(`^(\d+)(?:,(\d+))?[cd]`)
+	sedAddr   = lazyre.New(`^(?:(\d+)(?:,(\d+))?)?s(.)`)
+	nlNumber  = lazyre.New(`^\s*(\d+)\t`)
 )
 
 // sedChanged returns the trimmed lines of a read (numbers stripped) that

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 const agentClaude = "claude-code"
@@ -379,7 +380,7 @@ func imageRef(b *ccBlock) string {
 	return "[image: " + b.Source.MediaType + ", " + strconv.Itoa(n) + " bytes]"
 }
 
-var exitCodeRE = lazyRE(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
+var exitCodeRE = lazyre.New(`^(?:Exit code|exit code|Exit status) (-?\d+)`)
 
 // ClaudeExit is a Claude Code tool result's exit status, for the
 // transcript's tool_result and a hook's tool_response alike. The host marks a failure
@@ -473,7 +474,7 @@ func claudeSpillDir(p string) string {
 	return filepath.Join(dir, sessionFromPath(p), "tool-results")
 }
 
-var savedToRE = lazyRE(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
+var savedToRE = lazyre.New(`(?:saved to|Saved to|saved at)[:\s]+(\S+)`)
 
 // readSpilled finds the full output of a tool call whose result the host
 // replaced by a preview: the path named in the preview, looked up by base

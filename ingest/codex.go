@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 const agentCodex = "codex"
@@ -37,7 +38,7 @@ type codexPayload struct {
 	Model     string          `json:"model"`
 }
 
-var codexThreadRE = lazyRE(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+var codexThreadRE = lazyre.New(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
 
 // codexIgnored are event_msg and response_item types that duplicate what
 // is archived from elsewhere, or carry no content.
@@ -270,7 +271,7 @@ func codexText(raw json.RawMessage) string {
 	return strings.Join(out, "\n")
 }
 
-var codexExitRE = lazyRE(`(?m)^(?:Exit code|Process exited with code):? (-?\d+)`)
+var codexExitRE = lazyre.New(`(?m)^(?:Exit code|Process exited with code):? (-?\d+)`)
 
 // CodexOutput is the text of a Codex tool output as the model saw it, and
 // the exit status when the output states one: for a rollout's

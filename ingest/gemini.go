@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 const agentGemini = "gemini"
@@ -148,7 +149,7 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-var geminiExitRE = lazyRE(`(?m)^Exit Code: (-?\d+)`)
+var geminiExitRE = lazyre.New(`(?m)^Exit Code: (-?\d+)`)
 
 // parseGemini reads a Gemini CLI session: messages of the user and the
 // model, the model's thoughts as reasoning, each finished tool call with

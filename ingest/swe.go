@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 const (
@@ -34,8 +35,8 @@ type mswTraj struct {
 }
 
 var (
-	bashBlockRE  = lazyRE("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n?```")
-	returnCodeRE = lazyRE(`<returncode>(-?\d+)</returncode>`)
+	bashBlockRE  = lazyre.New("(?s)```(?:bash|sh)\\s*\\n(.*?)\\n?```")
+	returnCodeRE = lazyre.New(`<returncode>(-?\d+)</returncode>`)
 )
 
 // parseMiniSWE reads a mini-swe-agent .traj.json: the task (first user

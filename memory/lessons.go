@@ -11,6 +11,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/deref"
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // KindLesson is the kind of the entries that hold failure lessons.
@@ -584,9 +585,9 @@ func runOutcome(e memex.Entry, c Command) outcome {
 }
 
 // reNoProgram is a shell's word for a program it could not run.
-var reNoProgram = lazyRE(`: command not found|: No such file or directory|: Permission denied`)
+var reNoProgram = lazyre.New(`: command not found|: No such file or directory|: Permission denied`)
 
-var rePassed = lazyRE(`\b\d+ passed\b|\bOK\b|\bok\b|\bPASS\b|\bsucceeded\b|\bBuild succeeded\b`)
+var rePassed = lazyre.New(`\b\d+ passed\b|\bOK\b|\bok\b|\bPASS\b|\bsucceeded\b|\bBuild succeeded\b`)
 
 // editsOf lists the files an entry edited: an edit tool's file, a patch's
 // files, sed -i and redirections of a shell command, and the files a
@@ -635,7 +636,7 @@ func editsOf(e memex.Entry, c Command, isRun bool, scripts map[string][]string) 
 	return out
 }
 
-var reEdited = lazyRE(`(?:^|· )(?:edited|wrote|created) (\S+)`)
+var reEdited = lazyre.New(`(?:^|· )(?:edited|wrote|created) (\S+)`)
 
 func hasPrefixWord(ws []string, p string) bool {
 	for _, w := range ws {
@@ -663,7 +664,7 @@ func patchFiles(input string) []string {
 }
 
 // reQuotedPath finds the file paths a script names in string literals.
-var reQuotedPath = lazyRE(`['"]([\w./-]+\.[A-Za-z]{1,5})['"]`)
+var reQuotedPath = lazyre.New(`['"]([\w./-]+\.[A-Za-z]{1,5})['"]`)
 
 // scriptWrites reads a heredoc that writes a script ("cat <<'EOF' >
 // fix.py"): its file, and the files its text names in string literals
@@ -793,11 +794,11 @@ func errorOf(e memex.Entry) string {
 }
 
 var (
-	reExit   = lazyRE(`^exit -?\d+$`)
-	reLines  = lazyRE(`^\d+ lines?$`)
-	reCounts = lazyRE(`\d+ (failed|passed|errors?|tests?)|FAILED|tests:`)
-	reNumber = lazyRE(`0x[0-9a-fA-F]+|\d+`)
-	reTmp    = lazyRE(`/tmp/[^\s:'"]+|/var/folders/[^\s:'"]+`)
+	reExit   = lazyre.New(`^exit -?\d+$`)
+	reLines  = lazyre.New(`^\d+ lines?$`)
+	reCounts = lazyre.New(`\d+ (failed|passed|errors?|tests?)|FAILED|tests:`)
+	reNumber = lazyre.New(`0x[0-9a-fA-F]+|\d+`)
+	reTmp    = lazyre.New(`/tmp/[^\s:'"]+|/var/folders/[^\s:'"]+`)
 )
 
 // signature is an error with what changes between runs of the same

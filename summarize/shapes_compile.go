@@ -3,6 +3,8 @@ package summarize
 import (
 	"regexp"
 	"strings"
+
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Compiler and linter summaries: how many errors (and warnings) and the
@@ -11,12 +13,12 @@ import (
 // rustc, tsc and eslint's stylish format have their own shapes.
 
 var (
-	reLocated    = lazyRE(`^([^\s:()]+\.[A-Za-z0-9]+):(\d+)(?::(\d+))?:\s*(.+)$`)
-	reRustDiag   = lazyRE(`^(error|warning)(?:\[(\w+)\])?: (.+)$`)
-	reRustLoc    = lazyRE(`^\s*--> ([^\s:]+:\d+)`)
-	reTSC        = lazyRE(`^(\S+?)\((\d+),(\d+)\): (error|warning) (.+)$`)
-	rePyright    = lazyRE(`^\s+(\S+?):(\d+):\d+ - (error|warning): (.+)$`)
-	reESLintLine = lazyRE(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}\S+)?$`)
+	reLocated    = lazyre.New(`^([^\s:()]+\.[A-Za-z0-9]+):(\d+)(?::(\d+))?:\s*(.+)$`)
+	reRustDiag   = lazyre.New(`^(error|warning)(?:\[(\w+)\])?: (.+)$`)
+	reRustLoc    = lazyre.New(`^\s*--> ([^\s:]+:\d+)`)
+	reTSC        = lazyre.New(`^(\S+?)\((\d+),(\d+)\): (error|warning) (.+)$`)
+	rePyright    = lazyre.New(`^\s+(\S+?):(\d+):\d+ - (error|warning): (.+)$`)
+	reESLintLine = lazyre.New(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}\S+)?$`)
 )
 
 var buildTools = map[string]bool{

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Summaries of work on files: diffs and edits (files touched, lines added
@@ -149,7 +151,7 @@ func listSome(items []string, n int) string {
 // found in file.</tool_use_error>").
 const toolUseError = "<tool_use_error>"
 
-var reEditTarget = lazyRE(`(?:The file (\S+) has been (?:updated|edited)|File created successfully at: (\S+)|Applied (\d+) edits? to (\S+?):|has been (?:created|written|overwritten)[^/]*(\S+))`)
+var reEditTarget = lazyre.New(`(?:The file (\S+) has been (?:updated|edited)|File created successfully at: (\S+)|Applied (\d+) edits? to (\S+?):|has been (?:created|written|overwritten)[^/]*(\S+))`)
 
 func editResult(d *doc) string {
 	verb := "edited"
@@ -217,9 +219,9 @@ var readers = map[string]bool{"cat": true, "nl": true, "head": true, "tail": tru
 	"open": true, "goto": true, "scroll_down": true, "scroll_up": true}
 
 // reSWEFile is the header SWE-agent's viewer and editor print.
-var reSWEFile = lazyRE(`^\[File: (\S+) \((\d+) lines total\)\]`)
+var reSWEFile = lazyre.New(`^\[File: (\S+) \((\d+) lines total\)\]`)
 
-var reSedRange = lazyRE(`^'?(\d+)(?:,(\d+))?p'?$`)
+var reSedRange = lazyre.New(`^'?(\d+)(?:,(\d+))?p'?$`)
 
 func fileRead(d *doc) string {
 	file := ""
@@ -302,14 +304,14 @@ func language(file string) string {
 }
 
 var (
-	reSymPy   = lazyRE(`^(?:async\s+)?(?:def|class)\s+(\w+)`)
-	reSymGo   = lazyRE(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+))`)
-	reSymJS   = lazyRE(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=|interface\s+(\w+)|type\s+(\w+)\s*=)`)
-	reSymRust = lazyRE(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:fn|struct|enum|trait|mod|type)\s+(\w+)`)
-	reSymJava = lazyRE(`^(?:public\s+|private\s+|protected\s+)?(?:abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record|object)\s+(\w+)`)
-	reSymRuby = lazyRE(`^(?:class|module|def)\s+([\w.:]+)`)
-	reSymC    = lazyRE(`^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\([^;]*$`)
-	reSymMD   = lazyRE(`^#{1,2}\s+(.+)`)
+	reSymPy   = lazyre.New(`^(?:async\s+)?(?:def|class)\s+(\w+)`)
+	reSymGo   = lazyre.New(`^(?:func\s+(?:\([^)]*\)\s*)?(\w+)|type\s+(\w+))`)
+	reSymJS   = lazyre.New(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|class\s+(\w+)|(?:const|let|var)\s+(\w+)\s*=|interface\s+(\w+)|type\s+(\w+)\s*=)`)
+	reSymRust = lazyre.New(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:fn|struct|enum|trait|mod|type)\s+(\w+)`)
+	reSymJava = lazyre.New(`^(?:public\s+|private\s+|protected\s+)?(?:abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record|object)\s+(\w+)`)
+	reSymRuby = lazyre.New(`^(?:class|module|def)\s+([\w.:]+)`)
+	reSymC    = lazyre.New(`^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\([^;]*$`)
+	reSymMD   = lazyre.New(`^#{1,2}\s+(.+)`)
 )
 
 // symbols lists the top-level definitions in a file read, in order. Line

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Test-run summaries: which runner, the pass/fail counts it printed, and the
@@ -12,23 +14,23 @@ import (
 // in a script or make target is still recognised.
 
 var (
-	rePytestCounts = lazyRE(`((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun|expected to fail|exceptions?|unexpected passe?s?)(?:, )?)+),? in [\d.]+ ?s`)
-	reUnittestRan  = lazyRE(`^Ran (\d+) tests? in `)
-	reUnittestHdr  = lazyRE(`^(FAIL|ERROR): (\S+)(?: \((.*)\))?`)
-	reGoFail       = lazyRE(`^\s*--- FAIL: (\S+)`)
-	reGoLoc        = lazyRE(`^\s+\S+\.go:\d+: (.*)`)
-	reCargoResult  = lazyRE(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	reJestTests    = lazyRE(`^Tests:\s+(.*?),?\s*(\d+) total`)
-	reVitestTests  = lazyRE(`^\s*Tests\s+(.*?)\s*\((\d+)\)\s*$`)
-	reMvnTests     = lazyRE(`Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?`)
-	reMvnFailure   = lazyRE(`^\[ERROR\] (\S+)\s+(?:Time elapsed.*)?<<< (?:FAILURE|ERROR)!`)
-	reGradleFailed = lazyRE(`^(\S+) > (.+) FAILED$`)
-	reGradleCounts = lazyRE(`(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?`)
-	reJUnitSuite   = lazyRE(`<testsuites?\b[^>]*?\btests="(\d+)"[^>]*>`)
-	reXMLAttr      = lazyRE(`\b(failures|errors|skipped)="(\d+)"`)
-	reJUnitCase    = lazyRE(`<testcase\b[^>]*\bname="([^"]*)"`)
-	reJUnitFail    = lazyRE(`<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"`)
-	reAnsi         = lazyRE("\x1b\\[[0-9;]*[A-Za-z]")
+	rePytestCounts = lazyre.New(`((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun|expected to fail|exceptions?|unexpected passe?s?)(?:, )?)+),? in [\d.]+ ?s`)
+	reUnittestRan  = lazyre.New(`^Ran (\d+) tests? in `)
+	reUnittestHdr  = lazyre.New(`^(FAIL|ERROR): (\S+)(?: \((.*)\))?`)
+	reGoFail       = lazyre.New(`^\s*--- FAIL: (\S+)`)
+	reGoLoc        = lazyre.New(`^\s+\S+\.go:\d+: (.*)`)
+	reCargoResult  = lazyre.New(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	reJestTests    = lazyre.New(`^Tests:\s+(.*?),?\s*(\d+) total`)
+	reVitestTests  = lazyre.New(`^\s*Tests\s+(.*?)\s*\((\d+)\)\s*$`)
+	reMvnTests     = lazyre.New(`Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?`)
+	reMvnFailure   = lazyre.New(`^\[ERROR\] (\S+)\s+(?:Time elapsed.*)?<<< (?:FAILURE|ERROR)!`)
+	reGradleFailed = lazyre.New(`^(\S+) > (.+) FAILED$`)
+	reGradleCounts = lazyre.New(`(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?`)
+	reJUnitSuite   = lazyre.New(`<testsuites?\b[^>]*?\btests="(\d+)"[^>]*>`)
+	reXMLAttr      = lazyre.New(`\b(failures|errors|skipped)="(\d+)"`)
+	reJUnitCase    = lazyre.New(`<testcase\b[^>]*\bname="([^"]*)"`)
+	reJUnitFail    = lazyre.New(`<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"`)
+	reAnsi         = lazyre.New("\x1b\\[[0-9;]*[A-Za-z]")
 )
 
 type testResult struct {

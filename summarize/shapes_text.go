@@ -2,12 +2,14 @@ package summarize
 
 import (
 	"strings"
+
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Summaries of prose: web fetches (URL and page title) and reasoning,
 // messages and notes (their first sentence).
 
-var reTitle = lazyRE(`(?is)<title[^>]*>(.*?)</title>`)
+var reTitle = lazyre.New(`(?is)<title[^>]*>(.*?)</title>`)
 
 var fetchers = map[string]bool{"curl": true, "wget": true, "http": true, "xh": true}
 

@@ -2,6 +2,8 @@ package summarize
 
 import (
 	"strings"
+
+	"github.com/memex-archive/memex/internal/lazyre"
 )
 
 // Stack-trace summaries: the exception (type and message) and the innermost
@@ -10,14 +12,14 @@ import (
 // the fix goes.
 
 var (
-	rePyFrame    = lazyRE(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?`)
-	rePyExc      = lazyRE(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Iteration|Timeout|NotFound|Denied|Invalid))(?::\s*(.*))?$`)
-	rePyExcLoose = lazyRE(`^([A-Za-z_][\w.]*[A-Za-z])(?::\s+(.+))?$`)
-	reGoFrameLoc = lazyRE(`^\t(\S+\.go):(\d+)`)
-	reJavaExc    = lazyRE(`^(?:Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error|Throwable|Failure)[\w$]*)(?::\s*(.*))?$`)
-	reJavaFrame  = lazyRE(`^\s+at ([\w$.<>/]+)\(([^)]*)\)`)
-	reJSExc      = lazyRE(`^(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?::\s*(.*))?$`)
-	reJSFrame    = lazyRE(`^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$`)
+	rePyFrame    = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?`)
+	rePyExc      = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Iteration|Timeout|NotFound|Denied|Invalid))(?::\s*(.*))?$`)
+	rePyExcLoose = lazyre.New(`^([A-Za-z_][\w.]*[A-Za-z])(?::\s+(.+))?$`)
+	reGoFrameLoc = lazyre.New(`^\t(\S+\.go):(\d+)`)
+	reJavaExc    = lazyre.New(`^(?:Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error|Throwable|Failure)[\w$]*)(?::\s*(.*))?$`)
+	reJavaFrame  = lazyre.New(`^\s+at ([\w$.<>/]+)\(([^)]*)\)`)
+	reJSExc      = lazyre.New(`^(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?::\s*(.*))?$`)
+	reJSFrame    = lazyre.New(`^\s+at (?:(.+?) \()?(.+?):(\d+):\d+\)?$`)
 )
 
 func stackTrace(d *doc) string {

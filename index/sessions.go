@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,15 +117,7 @@ func (ix *Index) Sessions(ctx context.Context, q Query) (SessionResult, error) {
 		}
 	}
 	// Equal scores keep the order of their best hits.
-	slices.SortStableFunc(out.Sessions, func(a, b SessionHit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out.Sessions, func(a, b SessionHit) int { return cmp.Compare(b.Score, a.Score) })
 	if len(out.Sessions) > limit {
 		out.Sessions = out.Sessions[:limit]
 	}

@@ -12,16 +12,13 @@ import (
 // are none or the hits are not a full match.
 func Hits(stdout, stderr io.Writer, res api.SearchResult) {
 	for _, h := range res.Hits {
-		fmt.Fprintf(stdout, "%s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
-		if h.Snippet != "" {
-			fmt.Fprintf(stdout, "    %s\n", h.Snippet)
-		}
+		hit(stdout, "", h)
 	}
 	switch {
 	case len(res.Hits) == 0:
-		fmt.Fprintln(stderr, "no matches")
+		fmt.Fprintln(stderr, noMatches)
 	case res.Partial:
-		fmt.Fprintln(stderr, "(partial: the search ran out of time; narrow the query)")
+		fmt.Fprintln(stderr, partial)
 	case res.Relaxed:
 		fmt.Fprintln(stderr, "(no entry matches every word; these match some)")
 	case res.Partly > 0:
@@ -40,20 +37,29 @@ const sessionHitsShown = 3
 func SessionHits(stdout, stderr io.Writer, res api.SearchResult) {
 	for _, s := range res.Sessions {
 		fmt.Fprintf(stdout, "%6.2f  %3.0f%%  %s  %s  (%d hits)\n", s.Score, 100*s.Cover, s.Project, s.Session, len(s.Hits))
-		for i, h := range s.Hits {
-			if i == sessionHitsShown {
-				break
-			}
-			fmt.Fprintf(stdout, "    %s  %6.2f  %s\n", h.ID, h.Score, h.Summary)
-			if h.Snippet != "" {
-				fmt.Fprintf(stdout, "        %s\n", h.Snippet)
-			}
+		for _, h := range s.Hits[:min(len(s.Hits), sessionHitsShown)] {
+			hit(stdout, "    ", h)
 		}
 	}
 	switch {
 	case len(res.Sessions) == 0:
-		fmt.Fprintln(stderr, "no matches")
+		fmt.Fprintln(stderr, noMatches)
 	case res.Partial:
-		fmt.Fprintln(stderr, "(partial: the search ran out of time; narrow the query)")
+		fmt.Fprintln(stderr, partial)
+	}
+}
+
+// The stderr lines of a search that found nothing, and of one cut short.
+const (
+	noMatches = "no matches"
+	partial   = "(partial: the search ran out of time; narrow the query)"
+)
+
+// hit prints one hit, each line after indent: ID, score and summary, then
+// its snippet, when it has one, indented once more.
+func hit(w io.Writer, indent string, h api.Hit) {
+	fmt.Fprintf(w, "%s%s  %6.2f  %s\n", indent, h.ID, h.Score, h.Summary)
+	if h.Snippet != "" {
+		fmt.Fprintf(w, "%s    %s\n", indent, h.Snippet)
 	}
 }

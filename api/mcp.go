@@ -190,17 +190,33 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 		if h.Snippet != "" {
 			fmt.Fprintf(&line, "    %s\n", oneLine(h.Snippet, 300))
 		}
-		if b.Len()+line.Len() > maxToolBytes {
-			fmt.Fprintf(&b, "[memex: %d more hits left out to stay within the result limit]\n", len(res.Hits)-i)
+		if !within(&b, line.String(), len(res.Hits)-i, "hits") {
 			break
 		}
-		b.WriteString(line.String())
 	}
 	if res.Partial {
-		b.WriteString("(partial: the search ran out of time; narrow the query)\n")
+		b.WriteString(partialLine)
 	}
 	return textResult(b.String()), nil, nil
 }
+
+// partialLine ends a search answer cut short by its time bound.
+const partialLine = "(partial: the search ran out of time; narrow the query)\n"
+
+// within adds part to b unless that takes b past maxToolBytes; then it
+// says instead that left more (what: "hits", "sessions") are left out,
+// and is false.
+func within(b *strings.Builder, part string, left int, what string) bool {
+	if b.Len()+len(part) > maxToolBytes {
+		fmt.Fprintf(b, "[memex: %d more %s left out to stay within the result limit]\n", left, what)
+		return false
+	}
+	b.WriteString(part)
+	return true
+}
+
+// sessionHitsShown is how many of a session's hits sessionsText shows.
+const sessionHitsShown = 3
 
 // sessionsText is memex_search's answer with sessions set: each session,
 // the share of the query's words its hits hold, and its best hits.
@@ -212,20 +228,15 @@ func sessionsText(res SearchResult) string {
 	for i, s := range res.Sessions {
 		var line strings.Builder
 		fmt.Fprintf(&line, "session %s  (project %s, %.0f%% of the query's words, %d hits)\n", s.Session, s.Project, 100*s.Cover, len(s.Hits))
-		for k, h := range s.Hits {
-			if k == 3 {
-				break
-			}
+		for _, h := range s.Hits[:min(len(s.Hits), sessionHitsShown)] {
 			fmt.Fprintf(&line, "    %s  %s  (%d tok, %s)\n", h.ID, oneLine(h.Summary, 200), h.Tokens, h.Created.Format("2006-01-02 15:04"))
 		}
-		if b.Len()+line.Len() > maxToolBytes {
-			fmt.Fprintf(&b, "[memex: %d more sessions left out to stay within the result limit]\n", len(res.Sessions)-i)
+		if !within(&b, line.String(), len(res.Sessions)-i, "sessions") {
 			break
 		}
-		b.WriteString(line.String())
 	}
 	if res.Partial {
-		b.WriteString("(partial: the search ran out of time; narrow the query)\n")
+		b.WriteString(partialLine)
 	}
 	return b.String()
 }

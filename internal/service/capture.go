@@ -38,7 +38,7 @@ func captured(ctx context.Context, svc api.Service, key string) bool {
 	return err == nil || errors.Is(err, memex.ErrAmbiguous)
 }
 
-// DrainSpool does the work of h's spool (home.DrainSpool) over h's store:
+// DrainSpool does the work of h's spool (spool.Drain) over h's store:
 // spooled entries stored as they were spooled, unless archived already
 // under their ID or capture key, in one batch made durable by one sync
 // before their items go; the sessions of the runs among them distilled

@@ -105,8 +105,8 @@ func TestOneLine(t *testing.T) {
 		{"héllo wörld", 8, "héllo..."},
 		{"exactly8", 8, "exactly8"},
 	} {
-		if got := OneLine(c.in, c.n); got != c.want {
-			t.Errorf("OneLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		if got := oneLine(c.in, c.n); got != c.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func Lessons(out io.Writer, items []memory.LessonItem) error {
 func Stale(stdout, stderr io.Writer, res memory.StaleResult, root string, timeout time.Duration) error {
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, it := range res.Items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), deref.MarkText(it.Evidence), OneLine(it.Summary, 100))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.Created.UTC().Format("2006-01-02 15:04"), deref.MarkText(it.Evidence), oneLine(it.Summary, 100))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -82,9 +82,9 @@ func Stale(stdout, stderr io.Writer, res memory.StaleResult, root string, timeou
 	return nil
 }
 
-// OneLine is s on one line (tabs and newlines as spaces), cut to n runes
+// oneLine is s on one line (tabs and newlines as spaces), cut to n runes
 // with "..." at the end when it is longer.
-func OneLine(s string, n int) string {
+func oneLine(s string, n int) string {
 	b := []rune(s)
 	out := make([]rune, 0, len(b))
 	for _, r := range b {

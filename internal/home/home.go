@@ -352,7 +352,7 @@ func Holder(dir string) string {
 		return unknown
 	}
 	pid, err := strconv.Atoi(lines[0])
-	if err != nil || pid <= 0 || !alive(pid) {
+	if err != nil || pid <= 0 || !spool.Alive(pid) {
 		return unknown
 	}
 	since := lines[2]

@@ -2,5 +2,5 @@
 
 package spool
 
-// alive cannot tell on this system: a note is taken at its word.
-func alive(int) bool { return true }
+// Alive cannot tell on this system: a note is taken at its word.
+func Alive(int) bool { return true }

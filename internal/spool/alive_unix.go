@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// alive reports whether a process of that pid exists.
-func alive(pid int) bool {
+// Alive reports whether a process of that pid exists.
+func Alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -177,7 +177,7 @@ func (s Spooled) Running() bool {
 	if _, mine := activeRuns.Load(s.Output); mine {
 		return true
 	}
-	return s.Item.PID > 0 && s.Item.PID != os.Getpid() && alive(s.Item.PID)
+	return s.Item.PID > 0 && s.Item.PID != os.Getpid() && Alive(s.Item.PID)
 }
 
 // List returns dir's spooled items, oldest first. A run's output

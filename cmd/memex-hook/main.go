@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/redact"
 	"github.com/memex-archive/memex/internal/spool"
@@ -48,15 +49,6 @@ func main() {
 }
 
 const usage = "usage: memex-hook [--home DIR] hook HOST EVENT [JSON] | memex-hook --version"
-
-// serverFile and lockFile are internal/home's ServerFile and LockFile
-// (a test keeps the names one): while serve.addr names a server, hooks
-// send their work there; while a process holds the lock, the store is
-// taken.
-const (
-	serverFile = "serve.addr"
-	lockFile   = "lock"
-)
 
 // Run runs memex-hook with args. Only a command line it does not know
 // (or --version without a memex to hand over to) is an error: a hook
@@ -74,7 +66,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(rest) < 3 || len(rest) > 4 || rest[0] != "hook" {
 		return errors.New(usage)
 	}
-	dir, err := resolveHome(flagHome)
+	dir, err := homedir.Resolve(flagHome)
 	if err != nil {
 		fmt.Fprintf(stderr, "memex-hook: %v\n", err)
 		return nil
@@ -142,7 +134,7 @@ func (h hook) capture(raw []byte) bool {
 		fmt.Fprintf(h.stderr, "memex hook: the host's JSON holds %d byte sequence(s) that are not valid UTF-8; they are archived as U+FFFD (attrs.invalid_utf8 counts them)\n", hi.InvalidUTF8)
 	}
 	hosts.RecordHook(h.home, hosts.HookRun{Host: h.host, Event: event, Session: hi.SessionID, At: time.Now().UTC()})
-	if last && !spool.Taken(filepath.Join(h.home, lockFile)) {
+	if last && !spool.Taken(filepath.Join(h.home, homedir.LockFile)) {
 		// A store taken (by the drain another hook started, say) would
 		// only make the drain fail busy: its holder, or the next process
 		// that takes it, archives the spool.
@@ -224,28 +216,11 @@ func homeFlag(args []string) (dir string, rest []string) {
 	return dir, args
 }
 
-// resolveHome is home.Resolve (a test keeps them one): flag when set, else
-// $MEMEX_HOME, else ~/.memex, absolute.
-func resolveHome(flag string) (string, error) {
-	dir := flag
-	if dir == "" {
-		dir = os.Getenv("MEMEX_HOME")
-	}
-	if dir == "" {
-		u, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("cannot find a home directory (set MEMEX_HOME or --home): %w", err)
-		}
-		dir = filepath.Join(u, ".memex")
-	}
-	return filepath.Abs(dir)
-}
-
 // serverNamed reports whether dir's serve.addr names a server, as
 // home.ReadServer reads it: then the call goes to memex, which sends it
 // there (or finds the server gone).
 func serverNamed(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, serverFile))
+	b, err := os.ReadFile(filepath.Join(dir, homedir.ServerFile))
 	if err != nil {
 		return false
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/memex-archive/memex/internal/cli"
-	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
@@ -49,7 +49,7 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 }
 
 func (a *app) doctor(ctx context.Context) service.DoctorReport {
-	def, _ := home.Default() // "" when there is no home directory
+	def, _ := homedir.Default() // "" when there is no home directory
 	_, c, _ := service.Running(ctx, a.home)
 	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: cli.Message,
 		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})

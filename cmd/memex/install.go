@@ -9,7 +9,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/cli"
-	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/spf13/cobra"
 )
@@ -136,7 +136,7 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 // command runs with, or "" when that is the default one (so that the
 // commands keep following MEMEX_HOME's default).
 func (a *app) installedHome() string {
-	if dir, err := home.Default(); err == nil && filepath.Clean(a.home) == dir {
+	if dir, err := homedir.Default(); err == nil && filepath.Clean(a.home) == dir {
 		return ""
 	}
 	return a.home

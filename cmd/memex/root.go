@@ -8,6 +8,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/spf13/cobra"
 )
 
@@ -122,7 +123,7 @@ func (a *app) setup() error {
 		level = slog.LevelDebug
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-	dir, err := home.Resolve(a.home)
+	dir, err := homedir.Resolve(a.home)
 	if err != nil {
 		return err
 	}

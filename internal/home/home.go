@@ -16,16 +16,17 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
+	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/spool"
 )
 
 // Names of the files and directories of a home.
 const (
-	LockFile   = "lock"
+	LockFile   = homedir.LockFile
 	StoreDir   = "store"
 	IndexDir   = "index"
 	SpoolDir   = spool.Dir
-	ServerFile = "serve.addr"
+	ServerFile = homedir.ServerFile
 	KeyFile    = "serve.key"
 	TokenFile  = "token"
 	// BallastFile is the store's ballast: space held back on the home's

@@ -1,9 +1,22 @@
-package home
+// Package homedir is where a memex home is and the names of the files
+// that say who is using it: what memex and memex-hook both need, without
+// linking the store (internal/home, which opens it, builds on this).
+package homedir
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+)
+
+// Names of a home's files that memex-hook reads too.
+const (
+	// LockFile is the home's lock: while a process holds it, the store
+	// is taken.
+	LockFile = "lock"
+	// ServerFile names the running server (memex serve), if any: while
+	// it does, hooks send their work there.
+	ServerFile = "serve.addr"
 )
 
 // Resolve returns the home directory memex uses, absolute: flag (--home)

@@ -1,10 +1,10 @@
-package home_test
+package homedir_test
 
 import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/homedir"
 )
 
 // TestResolve: --home wins, then $MEMEX_HOME, then Default, ~/.memex;
@@ -13,20 +13,20 @@ func TestResolve(t *testing.T) {
 	user := t.TempDir()
 	t.Setenv("HOME", user)
 	t.Setenv("MEMEX_HOME", "")
-	def, err := home.Default()
+	def, err := homedir.Default()
 	if err != nil || def != filepath.Join(user, ".memex") {
 		t.Fatalf("Default() = %q, %v; want %q", def, err, filepath.Join(user, ".memex"))
 	}
-	if got, err := home.Resolve(""); err != nil || got != def {
+	if got, err := homedir.Resolve(""); err != nil || got != def {
 		t.Fatalf("Resolve(\"\") = %q, %v; want the default %q", got, err, def)
 	}
 	env := t.TempDir()
 	t.Setenv("MEMEX_HOME", env)
-	if got, _ := home.Resolve(""); got != env {
+	if got, _ := homedir.Resolve(""); got != env {
 		t.Fatalf("Resolve(\"\") with MEMEX_HOME = %q, want %q", got, env)
 	}
 	t.Chdir(user)
-	if got, _ := home.Resolve("rel"); got != filepath.Join(user, "rel") {
+	if got, _ := homedir.Resolve("rel"); got != filepath.Join(user, "rel") {
 		t.Fatalf("Resolve(\"rel\") = %q, want it absolute under %q", got, user)
 	}
 }

@@ -31,9 +31,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/memex-archive/memex/internal/buildinfo"
 
 	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/hosts"
@@ -230,27 +231,14 @@ func serverNamed(dir string) bool {
 
 // buildVersion is the commit memex-hook was built from, when it knows.
 func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown build)"
+	b := buildinfo.Read("")
+	switch {
+	case b.Commit != "" && b.Modified:
+		return b.ShortCommit() + "+modified"
+	case b.Commit != "":
+		return b.ShortCommit()
+	case b.Version != "":
+		return b.Version
 	}
-	rev, modified := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return bi.Main.Version
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if modified {
-		rev += "+modified"
-	}
-	return rev
+	return "(unknown build)"
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/memex-archive/memex/internal/buildinfo"
+
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
@@ -83,7 +85,7 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
-		Version:           cli.ReadBuildInfo(version).String(),
+		Version:           buildinfo.Read(version).String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.home, "home", "", "memex home directory (default $MEMEX_HOME or ~/.memex)")

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/memex-archive/memex/internal/buildinfo"
+
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/spf13/cobra"
 )
@@ -24,9 +26,9 @@ built from when known.`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			if asJSON {
-				return cli.WriteJSON(a.stdout, cli.ReadBuildInfo(version))
+				return cli.WriteJSON(a.stdout, buildinfo.Read(version))
 			}
-			_, err := fmt.Fprintln(a.stdout, cli.ReadBuildInfo(version))
+			_, err := fmt.Fprintln(a.stdout, buildinfo.Read(version))
 			return err
 		},
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memex-archive/memex/internal/cli"
+	"github.com/memex-archive/memex/internal/buildinfo"
 )
 
 func TestVersion(t *testing.T) {
@@ -15,7 +15,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("--version: %+v", r)
 	}
 	r = run(t, home, nil, "version", "--json")
-	var b cli.BuildInfo
+	var b buildinfo.Info
 	if err := json.Unmarshal([]byte(r.stdout), &b); err != nil || b.Version != version || b.Go == "" {
 		t.Fatalf("version --json: %v %+v", err, r)
 	}

@@ -42,15 +42,17 @@ var allowed = map[string][]string{
 	"eval":      {"*", "-api", "-cmd/memex", "-internal/cli"},
 	"cmd/memex": {"*"},
 	// The hook of a tool call, without the store: see TestHookBinaryStaysSmall.
-	"cmd/memex-hook":    {"", "internal/homedir", "internal/hosts", "internal/redact", "internal/spool"},
+	"cmd/memex-hook":    {"", "internal/buildinfo", "internal/homedir", "internal/hosts", "internal/redact", "internal/spool"},
 	"internal/testutil": {},
-	"internal/lint":     {},
-	"internal/redact":   {""},
-	"internal/jsonerr":  {},
-	"internal/lazyre":   {},
-	"internal/catchup":  {"", "index"},
-	"internal/hosts":    {"", "ingest"},
-	"internal/home":     {"", "archive", "index", "internal/homedir", "internal/spool"},
+	// What a binary knows of its build: the standard library alone.
+	"internal/buildinfo": {},
+	"internal/lint":      {},
+	"internal/redact":    {""},
+	"internal/jsonerr":   {},
+	"internal/lazyre":    {},
+	"internal/catchup":   {"", "index"},
+	"internal/hosts":     {"", "ingest"},
+	"internal/home":      {"", "archive", "index", "internal/homedir", "internal/spool"},
 	// Where a home is and the names memex-hook reads in it: the standard library alone.
 	"internal/homedir": {},
 	// The spool of a home and the flight of hooks: what memex-hook links.

@@ -52,7 +52,8 @@ func (s *Store) Prepare(e memex.Entry, body []byte) *Prepared {
 	_ = w.readFrom(context.Background(), bytes.NewReader(body))
 	w.side.finish()
 	if w.inline {
-		w.kept = append([]byte(nil), w.buf[:w.bytes]...)
+		// buf holds body as it is, which stays unchanged until the Add.
+		w.kept = body
 	}
 	putChunk(w.buf)
 	// What the Add needs is kept, not the scratch space.

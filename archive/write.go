@@ -318,7 +318,8 @@ type bodyWriter struct {
 	tail     []byte
 
 	inline bool // the body is small and whole in buf[:bytes] (or kept)
-	// kept holds an inline body once buf went back to its pool (Prepare).
+	// kept is an inline body once buf went back to its pool: the body
+	// given to Prepare.
 	kept []byte
 
 	sizes []uint32 // raw length of each chunk

@@ -74,6 +74,14 @@ type prepared struct {
 
 func newParsed(t target) *parsed { return &parsed{t: t, ready: make(chan struct{})} }
 
+// drain drops what p's reader still prepares, until it is done.
+func (p *parsed) drain() {
+	if p.recs != nil {
+		for range p.recs {
+		}
+	}
+}
+
 // readers is the readers of one Run.
 type readers struct {
 	cancel context.CancelFunc
@@ -138,10 +146,7 @@ func (rs *readers) next(i int) *parsed {
 // of it is dropped.
 func (rs *readers) done(i int) {
 	p := rs.files[i]
-	if p.recs != nil {
-		for range p.recs {
-		}
-	}
+	p.drain()
 	rs.mu.Lock()
 	rs.used -= weight(p)
 	// Its records and what the sink holds of them go with it.
@@ -328,19 +333,11 @@ func (r *runner) write(ctx context.Context, p *parsed) error {
 		if !bytes.Equal(now, p.state) || (now == nil) != (p.state == nil) {
 			// Another run of this process wrote the file since it was
 			// read: read it again from the progress it left.
-			if p.recs != nil {
-				for range p.recs {
-				}
-			}
+			p.drain()
 			again := newParsed(p.t)
 			go r.read(ctx, again)
 			<-again.ready
-			defer func() {
-				if again.recs != nil {
-					for range again.recs {
-					}
-				}
-			}()
+			defer again.drain()
 			p = again
 		}
 	}

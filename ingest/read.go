@@ -268,17 +268,27 @@ func (r *runner) read(ctx context.Context, p *parsed) {
 	}
 	recs := src.records
 	src.records = nil
-	// Stable by creation time: a tool call is emitted when its result
-	// arrives, after records that came later; IDs follow Created.
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Entry.Created.Before(recs[j].Entry.Created) })
+	byCreated(recs)
 	p.recs = make(chan prepared, recsAhead)
-	defer close(p.recs)
 	ready = true
 	close(p.ready)
+	r.feed(ctx, recs, p.recs)
+}
+
+// byCreated sorts recs stably by creation time: a tool call is emitted
+// when its result arrives, after records that came later; IDs follow
+// Created.
+func byCreated(recs []Record) {
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Entry.Created.Before(recs[j].Entry.Created) })
+}
+
+// feed prepares recs in order onto ch, and closes it after the last or
+// once ctx is done.
+func (r *runner) feed(ctx context.Context, recs []Record, ch chan<- prepared) {
+	defer close(ch)
 	for i := range recs {
-		pr := r.prepare(&recs[i])
 		select {
-		case p.recs <- pr:
+		case ch <- r.prepare(&recs[i]):
 		case <-ctx.Done():
 			return
 		}
@@ -478,21 +488,12 @@ func (r *Report) merge(o *Report) {
 // readers, which store as they read), preparing them on a goroutine
 // beside the writes.
 func (r *runner) storeSource(ctx context.Context, src *source) error {
-	recs := src.records
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Entry.Created.Before(recs[j].Entry.Created) })
-	ch, quit := make(chan prepared, recsAhead), make(chan struct{})
-	go func() {
-		defer close(ch)
-		for i := range recs {
-			select {
-			case ch <- r.prepare(&recs[i]):
-			case <-quit:
-				return
-			}
-		}
-	}()
+	byCreated(src.records)
+	ch := make(chan prepared, recsAhead)
+	fctx, cancel := context.WithCancel(ctx)
+	go r.feed(fctx, src.records, ch)
 	err := r.store(ctx, src.path, ch)
-	close(quit)
+	cancel()
 	for range ch {
 	}
 	return err

@@ -29,8 +29,10 @@ type Prepared struct {
 	tool string
 	in   string
 	exit *int
-	// summary is the summary of the entry it was prepared for.
-	summary string
+	// summary is the summary of the entry it was prepared for, when that
+	// entry had none of its own (summarised).
+	summary    string
+	summarised bool
 }
 
 // Prepare does the work of an Add of e with body that needs no store (see
@@ -58,8 +60,10 @@ func (s *Store) Prepare(e memex.Entry, body []byte) *Prepared {
 	putChunk(w.buf)
 	// What the Add needs is kept, not the scratch space.
 	w.buf, w.enc = nil, nil
-	e.Bytes, e.Lines = w.bytes, w.lines()
-	p.summary = w.summary(e)
+	if e.Summary == "" {
+		e.Bytes, e.Lines = w.bytes, w.lines()
+		p.summary, p.summarised = w.summary(e), true
+	}
 	w.head, w.tail = nil, nil
 	p.w, p.kind, p.tool, p.in, p.exit = w, e.Kind, e.Tool, e.Input, e.Exit
 	return p
@@ -74,10 +78,11 @@ func (p *Prepared) Len() int { return p.r.Len() }
 var _ io.Reader = (*Prepared)(nil)
 
 // fits reports whether p's work is e's: e's body not read yet and e's
-// summary computed from the same fields.
+// summary, unless e has one, computed from the same fields.
 func (p *Prepared) fits(e memex.Entry) bool {
 	same := p.exit == nil && e.Exit == nil || p.exit != nil && e.Exit != nil && *p.exit == *e.Exit
-	return p.w != nil && p.r.Len() == len(p.raw) && same && e.Kind == p.kind && e.Tool == p.tool && e.Input == p.in
+	return p.w != nil && p.r.Len() == len(p.raw) && same && e.Kind == p.kind && e.Tool == p.tool && e.Input == p.in &&
+		(p.summarised || e.Summary != "")
 }
 
 // take hands p's body writer to the Add of the entry id.

@@ -62,6 +62,23 @@ func TestPreparedAddStoresWhatAddStores(t *testing.T) {
 			if want := add(t, plain, e, body); got.Summary != want.Summary || got.Hash != want.Hash {
 				t.Fatalf("unfit preparation: summary %q hash %s, want %q %s", got.Summary, got.Hash, want.Summary, want.Hash)
 			}
+			// Prepared for an entry with a summary of its own, which
+			// Prepare leaves to it: added without one, it is summarised.
+			e.ID = memex.NewID(at.Add(2 * time.Hour))
+			given := e
+			given.Summary = "given"
+			got, err = prep.Add(ctx, given, prep.Prepare(given, body))
+			if err != nil || got.Summary != "given" {
+				t.Fatalf("summary %q (%v), want the entry's own", got.Summary, err)
+			}
+			e.ID = memex.NewID(at.Add(3 * time.Hour))
+			got, err = prep.Add(ctx, e, prep.Prepare(given, body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := add(t, plain, e, body); got.Summary != want.Summary {
+				t.Fatalf("prepared with a summary, added without: summary %q, want %q", got.Summary, want.Summary)
+			}
 		})
 	}
 }

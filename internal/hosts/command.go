@@ -232,7 +232,12 @@ func CheckBin(ctx context.Context, bin string) error {
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		return fmt.Errorf("%s is not an executable file: chmod +x it or give --bin another: %w", bin, memex.ErrInvalid)
 	}
-	if _, err := RunsVersion(ctx, bin); err != nil {
+	line, err := RunsVersion(ctx, bin)
+	if err == nil && strings.HasPrefix(line, HookBinName+" ") {
+		// It answers, but only tool-call hooks may run it (HookBin).
+		err = fmt.Errorf("it is %s, which only spools tool calls", HookBinName)
+	}
+	if err != nil {
 		return fmt.Errorf("%s does not run as memex (%v): give --bin the path of a memex binary: %w", bin, err, memex.ErrInvalid)
 	}
 	return nil

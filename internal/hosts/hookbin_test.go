@@ -86,3 +86,22 @@ func TestHookBinBeside(t *testing.T) {
 		t.Errorf("got %q, want %q", got, hook)
 	}
 }
+
+// memex-hook answers --version, but it is no memex for --bin: the MCP
+// server and every hook but a tool call's need memex itself.
+func TestCheckBinRefusesTheHookBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts stand in for the binaries")
+	}
+	dir := t.TempDir()
+	hook := filepath.Join(dir, HookBinName)
+	os.WriteFile(hook, []byte("#!/bin/sh\necho memex-hook '(abc)', hands over to /opt/memex\n"), 0o755)
+	if err := CheckBin(context.Background(), hook); err == nil {
+		t.Errorf("CheckBin(%s) = nil, want it refused", hook)
+	}
+	bin := filepath.Join(dir, "memex")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho memex 0.1.0\n"), 0o755)
+	if err := CheckBin(context.Background(), bin); err != nil {
+		t.Errorf("CheckBin(%s) = %v", bin, err)
+	}
+}

@@ -12,15 +12,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type addOptions struct {
-	project, session, agent, kind, tool, input, summary string
-	aliases                                             []string
-	exit                                                int
-	json, noRedact                                      bool
-}
-
 func (a *app) addCommand() *cobra.Command {
-	var o addOptions
+	var req api.AddRequest
+	var exit int
+	var asJSON bool
+	e := &req.Entry
 	c := &cobra.Command{
 		Use:   "add [flags] [FILE|-]",
 		Short: "Archive one entry from a file or stdin and print its ID",
@@ -39,57 +35,41 @@ two projects names one entry in each, and --project picks one.
   memex add --json report.txt    # {"id","summary","tokens","bytes"}`,
 		Args: cli.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !c.Flags().Changed("exit") {
-				o.exit = -1
+			if c.Flags().Changed("exit") && exit >= 0 {
+				e.Exit = memex.IntPtr(exit)
 			}
-			return a.runAdd(c, o, args)
+			return a.runAdd(c, req, asJSON, args)
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "project the entry belongs to (default: the git repository of the current directory)")
-	f.StringVar(&o.session, "session", "", "session the entry belongs to (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
-	f.StringVar(&o.agent, "agent", "cli", "agent that produced the entry")
-	f.StringVar(&o.kind, "kind", "", "kind: tool, reasoning, message, note, commit, ... (default note, or tool with --tool)")
-	f.StringVar(&o.tool, "tool", "", "tool name (bash, read, grep, ...)")
-	f.StringVar(&o.input, "input", "", "the command or tool arguments that produced the content")
-	f.StringVar(&o.summary, "summary", "", "your own one-line summary, kept beside the derived one")
-	f.StringArrayVar(&o.aliases, "alias", nil, "another name for the entry (repeatable); a name already used in the project moves to this entry")
-	f.IntVar(&o.exit, "exit", 0, "exit status of the command, when known")
-	f.BoolVar(&o.json, "json", false, `print {"id","summary","tokens","bytes"} as JSON`)
-	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")
+	f.Var(projectValue{&e.Project}, "project", "project the entry belongs to (default: the git repository of the current directory)")
+	f.StringVar(&e.Session, "session", "", "session the entry belongs to (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
+	f.StringVar(&e.Agent, "agent", "cli", "agent that produced the entry")
+	f.StringVar((*string)(&e.Kind), "kind", "", "kind: tool, reasoning, message, note, commit, ... (default note, or tool with --tool)")
+	f.StringVar(&e.Tool, "tool", "", "tool name (bash, read, grep, ...)")
+	f.StringVar(&e.Input, "input", "", "the command or tool arguments that produced the content")
+	f.StringVar(&e.AgentSummary, "summary", "", "your own one-line summary, kept beside the derived one")
+	f.StringArrayVar(&e.Aliases, "alias", nil, "another name for the entry (repeatable); a name already used in the project moves to this entry")
+	f.IntVar(&exit, "exit", 0, "exit status of the command, when known")
+	f.BoolVar(&asJSON, "json", false, `print {"id","summary","tokens","bytes"} as JSON`)
+	f.BoolVar(&req.NoRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")
 	return c
 }
 
-func (a *app) runAdd(c *cobra.Command, o addOptions, args []string) error {
+func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []string) error {
 	in, err := cli.Input(args, a.stdin)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	e := memex.Entry{
-		Project:      o.project,
-		Session:      o.session,
-		Agent:        o.agent,
-		Kind:         memex.Kind(o.kind),
-		Tool:         o.tool,
-		Input:        o.input,
-		AgentSummary: o.summary,
-		Aliases:      o.aliases,
-	}
-	if o.exit >= 0 {
-		e.Exit = memex.IntPtr(o.exit)
-	}
-	service.FillDefaults(&e)
-	svc, err := a.service(c.Context(), home.Options{})
-	if err != nil {
-		return err
-	}
-	got, err := svc.Add(c.Context(), api.AddRequest{Entry: e, Body: in, NoRedact: o.noRedact})
+	req.Body = in
+	service.FillDefaults(&req.Entry)
+	got, err := ask(c.Context(), a.service, home.Options{}, api.Service.Add, req)
 	if err != nil {
 		return err
 	}
 	a.noteReplaced(got.Redacted)
-	return a.printAdded(got, o.json)
+	return a.printAdded(got, asJSON)
 }
 
 // printAdded prints a new entry's ID, or with asJSON the add contract

@@ -57,24 +57,15 @@ the budget.`,
 			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
-			svc, err := a.service(c.Context(), home.Options{Shared: true})
-			if err != nil {
-				return err
-			}
 			req.Refs = args
 			if !noCheck {
 				req.Checkout = service.WorkingRoot()
 			}
-			res, err := svc.Deref(c.Context(), req)
+			res, err := ask(c.Context(), a.service, home.Options{Shared: true}, api.Service.Deref, req)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				err = cli.WriteJSON(a.stdout, res.Result)
-			} else {
-				err = cli.PrintText(a.stdout, res.Text)
-			}
-			if err != nil {
+			if err := cli.Print(a.stdout, asJSON, res.Result, res.Text); err != nil {
 				return err
 			}
 			if len(res.Items) == 0 {
@@ -119,10 +110,6 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
-			svc, err := a.service(ctx, home.Options{Shared: true})
-			if err != nil {
-				return err
-			}
 			if !noCheck {
 				req.Checkout = service.WorkingRoot()
 			}
@@ -131,14 +118,11 @@ lines no longer stand in the current checkout say so on their line (--no-check s
 					req.Project = service.DirProject()
 				}
 			}
-			res, err := svc.Context(ctx, req)
+			res, err := ask(ctx, a.service, home.Options{Shared: true}, api.Service.Context, req)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return cli.WriteJSON(a.stdout, res.ContextResult)
-			}
-			return cli.PrintText(a.stdout, res.Text)
+			return cli.Print(a.stdout, asJSON, res.ContextResult, res.Text)
 		},
 	}
 	f := c.Flags()

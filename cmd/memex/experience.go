@@ -17,14 +17,9 @@ import (
 // the lessons and procedures distilled after every import and forget
 // (internal/service).
 
-type proceduresOptions struct {
-	project string
-	family  string
-	json    bool
-}
-
 func (a *app) proceduresCommand() *cobra.Command {
-	var o proceduresOptions
+	var req api.ProceduresRequest
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "procedures [--project P] [--family F] [--json]",
 		Short: "How a project is tested, built, linted and run, learned from the runs that passed",
@@ -50,33 +45,25 @@ agents-md write them for agents to read.
   memex procedures --project github.com/django/django --family test --json`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx := c.Context()
-			res, err := a.procedures(ctx, o.project, o.family)
+			res, err := a.procedures(c.Context(), req)
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return cli.WriteJSON(a.stdout, res)
-			}
-			_, err = fmt.Fprint(a.stdout, res.Markdown())
-			return err
+			return cli.Print(a.stdout, asJSON, res, res.Markdown())
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
-	f.StringVar(&o.family, "family", "", "only this family: test, build, lint, typecheck, format, serve, install")
-	f.BoolVar(&o.json, "json", false, "print the procedures as JSON")
+	f.Var(projectValue{&req.Project}, "project", "the project (default: the current directory's)")
+	f.StringVar(&req.Family, "family", "", "only this family: test, build, lint, typecheck, format, serve, install")
+	f.BoolVar(&asJSON, "json", false, "print the procedures as JSON")
 	return c
 }
 
-// procedures reads the procedures of project (default: the current
-// directory's), of family only when it is set.
-func (a *app) procedures(ctx context.Context, project, family string) (memory.ProceduresResult, error) {
-	m, err := a.memory(ctx, home.Options{Shared: true})
-	if err != nil {
-		return memory.ProceduresResult{}, err
-	}
-	return m.Procedures(ctx, api.ProceduresRequest{Project: service.WorkingProject(project), Family: family})
+// procedures reads the procedures req asks for, of the current
+// directory's project when it names none.
+func (a *app) procedures(ctx context.Context, req api.ProceduresRequest) (memory.ProceduresResult, error) {
+	req.Project = service.WorkingProject(req.Project)
+	return ask(ctx, a.memory, home.Options{Shared: true}, api.Memory.Procedures, req)
 }
 
 type exportOptions struct {
@@ -113,7 +100,7 @@ func (a *app) exportSkillsCommand() *cobra.Command {
   memex export skills --project github.com/acme/api --dir ~/.claude/skills`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := a.procedures(c.Context(), o.project, "")
+			res, err := a.procedures(c.Context(), api.ProceduresRequest{Project: o.project})
 			if err != nil {
 				return err
 			}
@@ -144,7 +131,7 @@ func (a *app) exportAgentsCommand() *cobra.Command {
   memex export agents-md --file docs/AGENTS.md`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := a.procedures(c.Context(), o.project, "")
+			res, err := a.procedures(c.Context(), api.ProceduresRequest{Project: o.project})
 			if err != nil {
 				return err
 			}
@@ -202,13 +189,8 @@ show ID prints it with that evidence, memex search finds it before the raw failu
   memex lessons --status fixed --limit 20 --json`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx := c.Context()
-			m, err := a.memory(ctx, home.Options{Shared: true})
-			if err != nil {
-				return err
-			}
 			req.Project = service.WorkingProject(req.Project)
-			items, err := m.Lessons(ctx, req)
+			items, err := ask(c.Context(), a.memory, home.Options{Shared: true}, api.Memory.Lessons, req)
 			if err != nil {
 				return err
 			}
@@ -240,12 +222,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
   memex distill --project github.com/django/django --json`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx := c.Context()
-			m, err := a.memory(ctx, home.Options{})
-			if err != nil {
-				return err
-			}
-			rep, err := m.Distill(ctx, req)
+			rep, err := ask(c.Context(), a.memory, home.Options{}, api.Memory.Distill, req)
 			if err != nil {
 				return err
 			}

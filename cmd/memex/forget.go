@@ -77,13 +77,9 @@ func (a *app) runForget(c *cobra.Command, req api.ForgetRequest, yes, asJSON boo
 	if err != nil {
 		return err
 	}
-	return a.printForgotten(res.Forgotten, asJSON)
-}
-
-func (a *app) printForgotten(n int, asJSON bool) error {
 	if asJSON {
-		return cli.WriteJSON(a.stdout, api.ForgetResult{Forgotten: n})
+		return cli.WriteJSON(a.stdout, api.ForgetResult{Forgotten: res.Forgotten})
 	}
-	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(n, "entry"))
+	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(res.Forgotten, "entry"))
 	return nil
 }

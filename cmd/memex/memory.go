@@ -42,16 +42,12 @@ of a session through memex's SessionStart hook (see docs/memory.md).
 			if req.Budget < 0 {
 				return cli.Usagef("--budget must be a positive number of tokens")
 			}
-			m, err := a.memory(ctx, home.Options{Shared: true})
-			if err != nil {
-				return err
-			}
 			req.Checkout = service.WorkingRoot()
-			capsule, err := m.Handoff(ctx, req)
+			capsule, err := ask(ctx, a.memory, home.Options{Shared: true}, api.Memory.Handoff, req)
 			if err != nil {
 				return err
 			}
-			return a.printHandoff(capsule, asJSON)
+			return cli.Print(a.stdout, asJSON, capsule, capsule.Text)
 		},
 	}
 	f := c.Flags()
@@ -85,15 +81,14 @@ The checkout is the current directory's repository; its project is the default.
 			if req.Checkout = service.WorkingRoot(); req.Checkout == "" {
 				return fmt.Errorf("stale: no current directory to check against")
 			}
-			m, err := a.memory(ctx, home.Options{Shared: true})
+			res, err := ask(ctx, a.memory, home.Options{Shared: true}, api.Memory.Stale, req)
 			if err != nil {
 				return err
 			}
-			res, err := m.Stale(ctx, req)
-			if err != nil {
-				return err
+			if asJSON {
+				return cli.WriteJSON(a.stdout, res)
 			}
-			return a.printStale(res, req.Checkout, asJSON)
+			return render.Stale(a.stdout, a.stderr, res, req.Checkout, service.StaleTimeout)
 		},
 	}
 	f := c.Flags()
@@ -101,18 +96,4 @@ The checkout is the current directory's repository; its project is the default.
 	f.IntVar(&req.Limit, "limit", 0, "list at most N (0: all)")
 	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	return c
-}
-
-func (a *app) printHandoff(c memory.Capsule, asJSON bool) error {
-	if asJSON {
-		return cli.WriteJSON(a.stdout, c)
-	}
-	return cli.PrintText(a.stdout, c.Text)
-}
-
-func (a *app) printStale(res memory.StaleResult, root string, asJSON bool) error {
-	if asJSON {
-		return cli.WriteJSON(a.stdout, res)
-	}
-	return render.Stale(a.stdout, a.stderr, res, root, service.StaleTimeout)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
@@ -36,7 +35,11 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 			if err != nil {
 				return err
 			}
-			return a.printReindex(res, asJSON)
+			if asJSON {
+				return cli.WriteJSON(a.stdout, res)
+			}
+			render.Reindex(a.stdout, a.stderr, res)
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the counts as JSON")
@@ -51,12 +54,4 @@ func (a *app) progressFunc() func(done, total int) {
 		return nil
 	}
 	return func(done, total int) { bar(int64(done), int64(total)) }
-}
-
-func (a *app) printReindex(res api.ReindexResult, asJSON bool) error {
-	if asJSON {
-		return cli.WriteJSON(a.stdout, res)
-	}
-	render.Reindex(a.stdout, a.stderr, res)
-	return nil
 }

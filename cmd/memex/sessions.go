@@ -34,15 +34,17 @@ always has them.
 			if f.Limit < 0 {
 				return cli.Usagef("--limit takes a positive number of sessions (0: all)")
 			}
-			svc, err := a.service(c.Context(), home.Options{Shared: true})
+			list, err := ask(c.Context(), a.service, home.Options{Shared: true}, api.Service.Sessions, f)
 			if err != nil {
 				return err
 			}
-			list, err := svc.Sessions(c.Context(), f)
-			if err != nil {
-				return err
+			if asJSON {
+				if list == nil {
+					list = []api.SessionInfo{}
+				}
+				return cli.WriteJSON(a.stdout, api.SessionList{Sessions: list})
 			}
-			return a.printSessions(list, asJSON, wide)
+			return render.Sessions(a.stdout, list, wide)
 		},
 	}
 	c.Flags().Var(projectValue{&f.Project}, "project", "only sessions of this project")
@@ -75,12 +77,8 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 		Args: cli.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			svc, err := a.service(ctx, home.Options{Shared: true})
-			if err != nil {
-				return err
-			}
 			ref.Session = args[0]
-			entries, err := svc.Replay(ctx, api.ReplayRequest{Ref: ref, Content: full})
+			entries, err := ask(ctx, a.service, home.Options{Shared: true}, api.Service.Replay, api.ReplayRequest{Ref: ref, Content: full})
 			if err != nil {
 				return err
 			}
@@ -88,7 +86,13 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 			if err != nil {
 				return err
 			}
-			return a.printReplay(steps, asJSON)
+			if asJSON {
+				return cli.WriteJSON(a.stdout, steps)
+			}
+			// Through the pager on a terminal.
+			out, done := cli.Pager(a.stdout, a.stderr)
+			defer done()
+			return render.Replay(out, steps)
 		},
 	}
 	c.Flags().Var(projectValue{&ref.Project}, "project", "the session of this project, when several share its name")
@@ -96,26 +100,4 @@ starts with '-' is read as the name (memex replay -fix-auth), or give it after -
 	c.Flags().BoolVar(&full, "full", false, "print each entry's content")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the steps as JSON")
 	return c
-}
-
-// printSessions prints a session listing as memex sessions does.
-func (a *app) printSessions(list []api.SessionInfo, asJSON, wide bool) error {
-	if asJSON {
-		if list == nil {
-			list = []api.SessionInfo{}
-		}
-		return cli.WriteJSON(a.stdout, api.SessionList{Sessions: list})
-	}
-	return render.Sessions(a.stdout, list, wide)
-}
-
-// printReplay prints a replay as memex replay does, through the pager on
-// a terminal.
-func (a *app) printReplay(steps []render.ReplayStep, asJSON bool) error {
-	if asJSON {
-		return cli.WriteJSON(a.stdout, steps)
-	}
-	out, done := cli.Pager(a.stdout, a.stderr)
-	defer done()
-	return render.Replay(out, steps)
 }

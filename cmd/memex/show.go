@@ -11,15 +11,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type showOptions struct {
-	lines   string
-	budget  int
-	project string
-	json    bool
-}
-
 func (a *app) showCommand() *cobra.Command {
-	var o showOptions
+	var req api.ShowRequest
+	var lines string
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "show ID|ALIAS [--lines A:B] [--budget N] [--json]",
 		Short: "Print an entry's exact content",
@@ -45,12 +40,15 @@ the deref result (as memex deref --json).
   memex show toolu_01ABC --lines 120:140
   memex show sess-42#3 --json`,
 		Args: cli.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return a.runShow(c, o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			req.Ref = args[0]
+			return a.runShow(c, req, lines, asJSON)
+		},
 	}
-	c.Flags().StringVar(&o.lines, "lines", "", "only lines A:B (1-based, inclusive)")
-	c.Flags().IntVar(&o.budget, "budget", 0, "at most N tokens of content: exact windows with elided spans marked (as memex deref); 0: no bound")
-	c.Flags().Var(projectValue{&o.project}, "project", "narrow an alias that names entries in several projects")
-	c.Flags().BoolVar(&o.json, "json", false, "print metadata and content as JSON")
+	c.Flags().StringVar(&lines, "lines", "", "only lines A:B (1-based, inclusive)")
+	c.Flags().IntVar(&req.Budget, "budget", 0, "at most N tokens of content: exact windows with elided spans marked (as memex deref); 0: no bound")
+	c.Flags().Var(projectValue{&req.Project}, "project", "narrow an alias that names entries in several projects")
+	c.Flags().BoolVar(&asJSON, "json", false, "print metadata and content as JSON")
 	return c
 }
 
@@ -63,15 +61,15 @@ func parseLines(s string) (from, to int64, err error) {
 	return from, to, nil
 }
 
-func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
+func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSON bool) error {
 	from, to := int64(1), int64(0)
-	if o.lines != "" {
+	if lines != "" {
 		var err error
-		if from, to, err = parseLines(o.lines); err != nil {
+		if from, to, err = parseLines(lines); err != nil {
 			return err
 		}
 	}
-	if o.budget < 0 || (o.budget > 0 && o.lines != "") {
+	if req.Budget < 0 || (req.Budget > 0 && lines != "") {
 		return cli.Usagef("--budget takes a positive number of tokens and does not combine with --lines")
 	}
 	ctx := c.Context()
@@ -79,12 +77,12 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 	if err != nil {
 		return err
 	}
-	if o.budget > 0 {
-		res, err := svc.Show(ctx, api.ShowRequest{Ref: ref, Project: o.project, Budget: o.budget})
+	if req.Budget > 0 {
+		res, err := svc.Show(ctx, req)
 		if err != nil {
 			return err
 		}
-		if o.json {
+		if asJSON {
 			return cli.WriteJSON(a.stdout, res.Result)
 		}
 		e, err := svc.Entry(ctx, res.Item.ID, "")
@@ -96,15 +94,15 @@ func (a *app) runShow(c *cobra.Command, o showOptions, ref string) error {
 		_, err = fmt.Fprint(a.stdout, res.Item.Content)
 		return err
 	}
-	e, err := svc.Entry(ctx, ref, o.project)
+	e, err := svc.Entry(ctx, req.Ref, req.Project)
 	if err != nil {
 		return err
 	}
 	open := func() (io.ReadCloser, error) { return svc.Lines(ctx, api.LinesRequest{ID: e.ID, From: from, To: to}) }
-	if o.json {
+	if asJSON {
 		// Streamed, as show without --json: memory stays bounded whatever
 		// the entry's size.
-		return api.WriteEntryJSON(a.stdout, e, o.lines, open, "  ")
+		return api.WriteEntryJSON(a.stdout, e, lines, open, "  ")
 	}
 	rc, err := open()
 	if err != nil {

@@ -76,6 +76,19 @@ func (a *app) serviceOptions() service.Options {
 	}
 }
 
+// ask opens the Service or the Memory with o (open is a.service or
+// a.memory) and calls method on it with req: what a data command asks
+// before it prints the answer.
+func ask[S, R, T any](ctx context.Context, open func(context.Context, home.Options) (S, error), o home.Options,
+	method func(S, context.Context, R) (T, error), req R) (T, error) {
+	s, err := open(ctx, o)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return method(s, ctx, req)
+}
+
 // purpose names the command being run, for the lock's holder note.
 func (a *app) purpose() string {
 	if a.running == nil {

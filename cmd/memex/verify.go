@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
@@ -45,26 +44,18 @@ transcripts come back with memex ingest (their keys are gone with them).`,
 			if err != nil {
 				return err
 			}
-			return a.printVerify(res, asJSON)
+			if asJSON {
+				err = cli.WriteJSON(a.stdout, res)
+			} else {
+				render.Verify(a.stdout, a.stderr, res)
+			}
+			if err == nil && len(res.Problems)+len(res.Files) > 0 {
+				return cli.Exit(cli.ExitFailure) // anything wrong
+			}
+			return err
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&repair, "repair", false, "cut a damaged write-ahead log at the damage and open the store for writing again")
 	return c
-}
-
-// printVerify prints a verification as memex verify does; it exits 1 when
-// anything is wrong.
-func (a *app) printVerify(res api.VerifyResult, asJSON bool) error {
-	if asJSON {
-		if err := cli.WriteJSON(a.stdout, res); err != nil {
-			return err
-		}
-	} else {
-		render.Verify(a.stdout, a.stderr, res)
-	}
-	if len(res.Problems)+len(res.Files) > 0 {
-		return cli.Exit(cli.ExitFailure)
-	}
-	return nil
 }

@@ -34,6 +34,15 @@ func Output[T any](w io.Writer, asJSON bool, v T, text func(io.Writer, T) error)
 	return text(w, v)
 }
 
+// Print prints v as JSON with asJSON, else text, as PrintText does: the
+// output of a command answered with a value and its rendering.
+func Print(w io.Writer, asJSON bool, v any, text string) error {
+	if asJSON {
+		return WriteJSON(w, v)
+	}
+	return PrintText(w, text)
+}
+
 // PrintText prints s, with a newline at the end when it has none.
 func PrintText(w io.Writer, s string) error {
 	if s != "" && s[len(s)-1] != '\n' {

@@ -79,21 +79,36 @@ best hits.`,
 // its add returned). Both are closed with the home. A home without a store
 // is home.ErrNoStore: there is nothing to search.
 func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, error) {
-	h, err := a.open(ctx, home.Options{MustExist: true})
-	if errors.Is(err, memex.ErrDiskFull) {
-		// No room to bring the index up to date: search it as it is.
-		if h, err = a.open(ctx, home.Options{Shared: true}); err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
-		ix, err := h.Index()
-		return h.Store, ix, err
-	}
+	var h *home.Home
+	full, err := a.searchable(func(o home.Options) (err error) {
+		h, err = a.open(ctx, o)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	if full {
+		ix, err := h.Index()
+		return h.Store, ix, err
+	}
 	ix, err := service.CaughtUp(ctx, h, a.log)
 	return h.Store, ix, err
+}
+
+// searchable opens with open what a search reads: for writing, so that
+// the index can be brought up to date, or, when the store's disk is full
+// (there is no room for that), for reading the index as it is; full says
+// which.
+func (a *app) searchable(open func(home.Options) error) (full bool, err error) {
+	err = open(home.Options{MustExist: true})
+	if !errors.Is(err, memex.ErrDiskFull) {
+		return false, err
+	}
+	if err = open(home.Options{Shared: true}); err != nil {
+		return true, err
+	}
+	fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
+	return true, nil
 }
 
 func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
@@ -101,15 +116,11 @@ func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
 		return cli.Usagef("--limit %d: want a positive number", q.Limit)
 	}
 	ctx := c.Context()
-	svc, err := a.service(ctx, home.Options{MustExist: true})
-	if errors.Is(err, memex.ErrDiskFull) {
-		// No room to bring the index up to date: search it as it is.
-		if svc, err = a.service(ctx, home.Options{Shared: true}); err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
-	}
-	if err != nil {
+	var svc api.Service
+	if _, err := a.searchable(func(o home.Options) (err error) {
+		svc, err = a.service(ctx, o)
+		return err
+	}); err != nil {
 		return err
 	}
 	if q.Limit > index.MaxLimit {

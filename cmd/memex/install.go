@@ -79,25 +79,12 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 		return cli.Usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
 	}
 	uninstall := verb == "uninstall"
-	if o.bin == "" && !uninstall {
-		bin, err := hosts.DefaultBin()
-		if err != nil {
-			return err
-		}
-		o.bin = bin
-	}
-	if !uninstall {
-		if err := hosts.CheckBin(ctx, o.bin); err != nil {
-			return err
-		}
-	}
 	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: a.installedHome(),
 		Manifest: filepath.Join(a.home, "installs.json")}
 	if !uninstall {
-		// A tool call's hook is memex-hook when it sits beside memex (go
-		// install ./cmd/... puts it there): it starts in a fraction of
-		// memex's time (docs/performance.md, Hooks).
-		opts.HookBin = hosts.HookBinBeside(ctx, o.bin)
+		if err := opts.InstallBins(ctx); err != nil {
+			return err
+		}
 	}
 	changes, err := hosts.Plan(host, opts, uninstall)
 	if err != nil {
@@ -106,30 +93,7 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 		}
 		return fmt.Errorf("%s %s: %w", verb, host, err)
 	}
-	for _, c := range changes {
-		switch {
-		case !c.Changed():
-			fmt.Fprintf(a.stdout, "%s: nothing to change\n", c.Path)
-		case o.dryRun:
-			hosts.Diff(a.stdout, c, verb)
-		default:
-			backup, err := hosts.Apply(c)
-			if err != nil {
-				return err
-			}
-			switch {
-			case c.Remove:
-				fmt.Fprintf(a.stdout, "%s: removed (memex created it)\n", c.Path)
-			case c.Restored != "":
-				fmt.Fprintf(a.stdout, "%s: restored as it was before memex install (from %s; backup in %s)\n", c.Path, c.Restored, backup)
-			case backup != "":
-				fmt.Fprintf(a.stdout, "%s: updated (backup in %s)\n", c.Path, backup)
-			default:
-				fmt.Fprintf(a.stdout, "%s: created\n", c.Path)
-			}
-		}
-	}
-	return nil
+	return hosts.Write(a.stdout, changes, verb, o.dryRun)
 }
 
 // installedHome is the --home the installed commands carry: the home this

@@ -68,6 +68,26 @@ func HookBinBeside(ctx context.Context, bin string) string {
 	return p
 }
 
+// InstallBins sets the binaries memex install writes: o.Bin, when "",
+// this memex (DefaultBin), checked to run as memex (CheckBin); and
+// o.HookBin, the memex-hook beside it when there is one (HookBinBeside):
+// a tool call's hook then starts in a fraction of memex's time
+// (docs/performance.md, Hooks).
+func (o *Options) InstallBins(ctx context.Context) error {
+	if o.Bin == "" {
+		bin, err := DefaultBin()
+		if err != nil {
+			return err
+		}
+		o.Bin = bin
+	}
+	if err := CheckBin(ctx, o.Bin); err != nil {
+		return err
+	}
+	o.HookBin = HookBinBeside(ctx, o.Bin)
+	return nil
+}
+
 // parseArgv reads a memex command line: the binary, then an optional
 // --home DIR (or --home=DIR), then the rest. ok is false for an empty one.
 func parseArgv(words []string) (Command, bool) {

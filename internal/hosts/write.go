@@ -50,6 +50,36 @@ func Apply(c Change) (backup string, err error) {
 	return backup, c.record(backup)
 }
 
+// Write applies changes, or with dryRun prints their diffs (Diff), and
+// says on w what became of each file: the report of memex install and
+// uninstall (verb). It stops at the first change it cannot apply.
+func Write(w io.Writer, changes []Change, verb string, dryRun bool) error {
+	for _, c := range changes {
+		switch {
+		case !c.Changed():
+			fmt.Fprintf(w, "%s: nothing to change\n", c.Path)
+		case dryRun:
+			Diff(w, c, verb)
+		default:
+			backup, err := Apply(c)
+			if err != nil {
+				return err
+			}
+			switch {
+			case c.Remove:
+				fmt.Fprintf(w, "%s: removed (memex created it)\n", c.Path)
+			case c.Restored != "":
+				fmt.Fprintf(w, "%s: restored as it was before memex install (from %s; backup in %s)\n", c.Path, c.Restored, backup)
+			case backup != "":
+				fmt.Fprintf(w, "%s: updated (backup in %s)\n", c.Path, backup)
+			default:
+				fmt.Fprintf(w, "%s: created\n", c.Path)
+			}
+		}
+	}
+	return nil
+}
+
 // record updates the manifest after c was applied.
 func (c Change) record(backup string) error {
 	if c.manifest == "" {

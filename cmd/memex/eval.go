@@ -23,15 +23,9 @@ LongMemEval and LoCoMo retrieval benchmarks beside BM25. See docs/eval.md.`,
 	return c
 }
 
-type evalProbesOptions struct {
-	seed    uint64
-	max     int
-	project string
-	kinds   string
-}
-
 func (a *app) evalProbesCommand() *cobra.Command {
-	var o evalProbesOptions
+	var o eval.DeriveOptions
+	var kinds string
 	c := &cobra.Command{
 		Use:   "probes SESSION...|--project P [--seed N] [--max N]",
 		Short: "Derive probes (JSON lines) from archived sessions",
@@ -55,11 +49,11 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 			if err != nil {
 				return err
 			}
-			kinds, err := eval.ParseKinds(o.kinds)
-			if err != nil {
+			if o.Kinds, err = eval.ParseKinds(kinds); err != nil {
 				return cli.Usagef("--kinds: %v", err)
 			}
-			ps, err := eval.Derive(ctx, s, eval.DeriveOptions{Sessions: args, Project: o.project, All: o.project == "", Seed: o.seed, Max: o.max, Kinds: kinds})
+			o.Sessions, o.All = args, o.Project == ""
+			ps, err := eval.Derive(ctx, s, o)
 			if err != nil {
 				return err
 			}
@@ -67,10 +61,10 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 		},
 	}
 	f := c.Flags()
-	f.Uint64Var(&o.seed, "seed", 1, "seed of the choices among candidates")
-	f.IntVar(&o.max, "max", 0, "keep at most this many probes (a seeded sample; 0 keeps all)")
-	f.Var(projectValue{&o.project}, "project", "derive from every session of this project")
-	f.StringVar(&o.kinds, "kinds", strings.Join(eval.DefaultKinds, ","), "rules to derive with, comma-separated: "+strings.Join(eval.AllKinds, ", ")+", or all")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the choices among candidates")
+	f.IntVar(&o.Max, "max", 0, "keep at most this many probes (a seeded sample; 0 keeps all)")
+	f.Var(projectValue{&o.Project}, "project", "derive from every session of this project")
+	f.StringVar(&kinds, "kinds", strings.Join(eval.DefaultKinds, ","), "rules to derive with, comma-separated: "+strings.Join(eval.AllKinds, ", ")+", or all")
 	return c
 }
 

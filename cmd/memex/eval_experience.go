@@ -7,18 +7,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type evalExperienceOptions struct {
-	project              string
-	minSessions, earlier int
-	passes, sessions     int
-	variantPasses        int
-	sample               int
-	seed                 uint64
-	json                 bool
-}
-
 func (a *app) evalExperienceCommand() *cobra.Command {
-	var o evalExperienceOptions
+	var o eval.ExperienceOptions
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "experience [--project P] [--sample N] [--seed N] [--json]",
 		Short: "Measure procedures and lessons against the later sessions of each project",
@@ -41,23 +32,22 @@ with --seed, with their evidence, for a hand check.`,
 			if err != nil {
 				return err
 			}
-			rep, err := eval.Experience(ctx, s, eval.ExperienceOptions{Project: o.project, MinSessions: o.minSessions, MinEarlier: o.earlier,
-				Rule: memory.Rule{MinPasses: o.passes, MinSessions: o.sessions, MinVariantPasses: o.variantPasses}, Sample: o.sample, Seed: o.seed})
+			rep, err := eval.Experience(ctx, s, o)
 			if err != nil {
 				return err
 			}
-			return cli.Output(a.stdout, o.json, rep, eval.WriteExperience)
+			return cli.Output(a.stdout, asJSON, rep, eval.WriteExperience)
 		},
 	}
 	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "measure this project only")
-	f.IntVar(&o.minSessions, "min-sessions", 4, "measure procedures of projects with at least this many sessions")
-	f.IntVar(&o.earlier, "earlier", 3, "score a session when at least this many came before it")
-	f.IntVar(&o.passes, "min-passes", memory.DefaultRule.MinPasses, "rule: passing runs that make a procedure")
-	f.IntVar(&o.sessions, "min-pass-sessions", memory.DefaultRule.MinSessions, "rule: sessions those runs must come from")
-	f.IntVar(&o.variantPasses, "min-variant-passes", memory.DefaultRule.MinVariantPasses, "rule: passing runs that make a variant")
-	f.IntVar(&o.sample, "sample", 20, "lessons to draw for the hand check")
-	f.Uint64Var(&o.seed, "seed", 1, "seed of the draw")
-	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.Var(projectValue{&o.Project}, "project", "measure this project only")
+	f.IntVar(&o.MinSessions, "min-sessions", 4, "measure procedures of projects with at least this many sessions")
+	f.IntVar(&o.MinEarlier, "earlier", 3, "score a session when at least this many came before it")
+	f.IntVar(&o.Rule.MinPasses, "min-passes", memory.DefaultRule.MinPasses, "rule: passing runs that make a procedure")
+	f.IntVar(&o.Rule.MinSessions, "min-pass-sessions", memory.DefaultRule.MinSessions, "rule: sessions those runs must come from")
+	f.IntVar(&o.Rule.MinVariantPasses, "min-variant-passes", memory.DefaultRule.MinVariantPasses, "rule: passing runs that make a variant")
+	f.IntVar(&o.Sample, "sample", 20, "lessons to draw for the hand check")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the draw")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return c
 }

@@ -17,17 +17,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type serveOptions struct {
-	addr, tokenFile string
-	ingest          []string
-	ingestEvery     time.Duration
-	allowHosts      []string
-	ingestRoots     []string
-	evalDirs        []string
-}
-
 func (a *app) serveCommand() *cobra.Command {
-	var o serveOptions
+	var o serve.Options
+	var formats []string
 	c := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7077] [--token-file F]",
 		Short: "Serve the archive over HTTP (/v1), MCP (/mcp) and a web viewer (/) from one process that owns the store",
@@ -65,15 +57,15 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
   curl -s localhost:7077/v1/search?q=nil+map
   curl -s "http://$(head -n1 ~/.memex/serve.addr)/v1/stats"`,
 		Args: cli.ExactArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o) },
+		RunE: func(c *cobra.Command, _ []string) error { return a.runServe(c.Context(), o, formats) },
 	}
-	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
-	c.Flags().StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
-	c.Flags().StringSliceVar(&o.ingest, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+ingest.FormatList(service.Watchable())+")")
-	c.Flags().StringSliceVar(&o.allowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
-	c.Flags().StringSliceVar(&o.ingestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
-	c.Flags().StringSliceVar(&o.evalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
-	c.Flags().DurationVar(&o.ingestEvery, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
+	c.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:7077", "address to listen on (host:port; port 0 picks a free one)")
+	c.Flags().StringVar(&o.TokenFile, "token-file", "", "file holding the bearer token (default $MEMEX_HOME/token off loopback)")
+	c.Flags().StringSliceVar(&formats, "ingest", nil, "import these hosts' transcripts from their default locations in the background ("+ingest.FormatList(service.Watchable())+")")
+	c.Flags().StringSliceVar(&o.AllowHosts, "allow-host", nil, "answer requests for this Host name too (besides localhost and loopback addresses; the --addr host is allowed)")
+	c.Flags().StringSliceVar(&o.IngestRoots, "ingest-root", nil, "let POST /v1/ingest read under this directory too (besides the hosts' default locations)")
+	c.Flags().StringSliceVar(&o.EvalDirs, "eval-dir", nil, "show the eval runs saved in this folder too (besides $MEMEX_HOME/eval) on the viewer's eval page")
+	c.Flags().DurationVar(&o.Every, "ingest-every", 5*time.Minute, "how often --ingest looks for new transcript lines (at least 1s: 30s, 5m, 1h)")
 	return c
 }
 
@@ -102,19 +94,21 @@ func ingestFormats(names []string) ([]ingest.Format, error) {
 	return formats, nil
 }
 
-func (a *app) runServe(ctx context.Context, o serveOptions) error {
+// runServe serves with o, the options the flags set, and the --ingest
+// names given.
+func (a *app) runServe(ctx context.Context, o serve.Options, ingestNames []string) error {
 	// A malformed --addr fails before serve creates anything; whether
 	// its host resolves is learnt when serve listens.
-	if err := serve.CheckAddr(ctx, o.addr); err != nil {
-		return cli.Usagef("--addr %q: %v", o.addr, err)
+	if err := serve.CheckAddr(ctx, o.Addr); err != nil {
+		return cli.Usagef("--addr %q: %v", o.Addr, err)
 	}
-	formats, err := ingestFormats(o.ingest)
-	if err != nil {
+	var err error
+	if o.Formats, err = ingestFormats(ingestNames); err != nil {
 		return err
 	}
-	if o.ingestEvery < time.Second {
+	if o.Every < time.Second {
 		// Below a second the loop would spin on the transcripts' files.
-		return cli.Usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.ingestEvery)
+		return cli.Usagef("--ingest-every %s: want a second or more, as 30s or 5m", o.Every)
 	}
 	if addr, _, ok := service.Running(ctx, a.home); ok {
 		return fmt.Errorf("serve: a memex server is already running at %s: %w", addr, memex.ErrBusy)
@@ -123,11 +117,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	return serve.Run(ctx, h, serve.Options{
-		Addr: o.addr, TokenFile: o.tokenFile, AllowHosts: o.allowHosts, IngestRoots: o.ingestRoots,
-		EvalDirs: append([]string{eval.RunsDir(a.home)}, o.evalDirs...),
-		Formats:  formats, Every: o.ingestEvery,
-		Service: a.serviceOptions(),
-		Version: version, Logger: a.log, Stderr: a.stderr,
-	})
+	o.EvalDirs = append([]string{eval.RunsDir(a.home)}, o.EvalDirs...)
+	o.Service, o.Version, o.Logger, o.Stderr = a.serviceOptions(), version, a.log, a.stderr
+	return serve.Run(ctx, h, o)
 }

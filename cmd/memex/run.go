@@ -4,21 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
-	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
 type runOptions struct {
-	session, project, alias, summary string
-	quiet, json, noRedact            bool
+	entry                 memex.Entry // the flags' session, project and summary
+	alias                 string
+	quiet, json, noRedact bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -50,10 +48,10 @@ archived with its status, 128+N for signal N.`,
 	}
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command name belongs to it
-	f.StringVar(&o.session, "session", "", "session (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
-	f.Var(projectValue{&o.project}, "project", "project (default: the git repository of the current directory)")
+	f.StringVar(&o.entry.Session, "session", "", "session (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
+	f.Var(projectValue{&o.entry.Project}, "project", "project (default: the git repository of the current directory)")
 	f.StringVar(&o.alias, "alias", "", "another name for the entry")
-	f.StringVar(&o.summary, "summary", "", "your own one-line summary")
+	f.StringVar(&o.entry.AgentSummary, "summary", "", "your own one-line summary")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not show the output; print only the closing line")
 	f.BoolVar(&o.noRedact, "no-redact", false, "store credentials as they are (by default they become [REDACTED:kind])")
 	f.BoolVar(&o.json, "json", false, `print the closing line as JSON on stdout: {"id","summary","tokens","bytes","exit"}`)
@@ -62,22 +60,10 @@ archived with its status, 128+N for signal N.`,
 
 func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	ctx := c.Context()
-	started := time.Now()
-	e := memex.Entry{
-		ID:           memex.NewID(started),
-		Project:      o.project,
-		Session:      o.session,
-		Agent:        "cli",
-		Kind:         memex.KindTool,
-		Tool:         "run",
-		Input:        hosts.ShellJoin(args),
-		Created:      started,
-		AgentSummary: o.summary,
-	}
 	if o.alias != "" {
-		e.Aliases = []string{o.alias}
+		o.entry.Aliases = []string{o.alias}
 	}
-	service.FillDefaults(&e)
+	e := service.RunEntry(o.entry, args)
 	run := service.Command{Args: args, Stdin: a.stdin, Redact: !o.noRedact}
 	if !o.quiet {
 		run.Live = a.stdout
@@ -98,22 +84,16 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 
 	// The command's result must not be lost to an interrupt that arrived
 	// while it ran: archive with a context of its own, through a running
-	// server when there is one, else locally. The output is redacted
-	// already (or kept as it is with --no-redact): stored as it is.
+	// server when there is one, else locally.
 	actx := context.WithoutCancel(ctx)
-	var svc api.Service
-	if svc, err = a.service(actx, home.Options{}); err == nil {
-		var got memex.Entry
-		if got, err = svc.Add(actx, api.AddRequest{Entry: e, Body: ran.Body, NoRedact: true}); err == nil {
-			got.Redacted = e.Redacted
-			e = got
-		}
+	svc, err := a.service(actx, home.Options{})
+	if err == nil {
+		e, err = ran.Archive(actx, svc, e)
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), cli.Message(err))
 		return cli.Exit(code)
 	}
-	ran.Spool.Done()
 	a.noteReplaced(e.Redacted)
 	if o.json {
 		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),

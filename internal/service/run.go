@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,8 +9,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/spool"
 )
 
@@ -26,6 +30,32 @@ type Ran struct {
 	Exit  int
 	Body  io.Reader  // the output, to archive
 	Spool *spool.Run // Done once the output is archived; Close leaves it for the next writer
+}
+
+// RunEntry is the entry memex run archives args' output under: e (its
+// flags' session, project, summary and aliases) as a tool call of the
+// cli agent's "run" tool, created now, with args shell-quoted as its
+// input and FillDefaults' session and project where e names none.
+func RunEntry(e memex.Entry, args []string) memex.Entry {
+	now := time.Now()
+	e.ID, e.Created = memex.NewID(now), now
+	e.Agent, e.Kind, e.Tool, e.Input = "cli", memex.KindTool, "run", hosts.ShellJoin(args)
+	FillDefaults(&e)
+	return e
+}
+
+// Archive adds r's output under e (given to Exec) through svc as it was
+// spooled (the write policy was applied then), and lets go of the spool
+// once the entry is stored; the stored entry keeps e's Redacted count.
+// On an error the spool stays, for the next memex that writes.
+func (r Ran) Archive(ctx context.Context, svc api.Service, e memex.Entry) (memex.Entry, error) {
+	got, err := svc.Add(ctx, api.AddRequest{Entry: e, Body: r.Body, NoRedact: true})
+	if err != nil {
+		return e, err
+	}
+	r.Spool.Done()
+	got.Redacted = e.Redacted
+	return got, nil
 }
 
 // ErrNotStarted is a command that could not be started (not found, not

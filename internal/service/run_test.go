@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
 )
 
 func TestExec(t *testing.T) {
@@ -67,6 +70,68 @@ func TestExecKilled(t *testing.T) {
 	defer ran.Spool.Done()
 	if ran.Exit != 128+15 {
 		t.Errorf("exit %d, want 143", ran.Exit)
+	}
+}
+
+// failingAdd is a Service whose Add fails, as a busy store's does.
+type failingAdd struct{ api.Service }
+
+func (failingAdd) Add(context.Context, api.AddRequest) (memex.Entry, error) {
+	return memex.Entry{}, memex.ErrBusy
+}
+
+// A run's entry is a cli tool call of "run" with its command line as
+// input; Archive stores the output as it was spooled (redacted then),
+// keeps the redaction count, and lets go of the spool only once the
+// entry is stored.
+func TestRunEntryArchive(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	h, err := home.Open(ctx, dir, home.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	args := []string{"sh", "-c", "echo $0", secret}
+	e := RunEntry(memex.Entry{Session: "s", Project: "p", AgentSummary: "mine"}, args)
+	if e.Agent != "cli" || e.Kind != memex.KindTool || e.Tool != "run" || e.Input != "sh -c 'echo $0' "+secret ||
+		e.Session != "s" || e.Project != "p" || e.AgentSummary != "mine" || e.Created.IsZero() || e.ID.IsZero() {
+		t.Fatalf("RunEntry: %+v", e)
+	}
+	for _, fail := range []bool{true, false} {
+		e := e
+		ran, err := Exec(dir, &e, Command{Args: args, Redact: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svc api.Service = New(h, Options{})
+		if fail {
+			svc = failingAdd{}
+		}
+		got, err := ran.Archive(ctx, svc, e)
+		ran.Spool.Close()
+		if fail {
+			if !errors.Is(err, memex.ErrBusy) || spooled(t, dir) != 2 {
+				t.Fatalf("a failed add: %v, %d spool files, want the output and its entry kept", err, spooled(t, dir))
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := spooled(t, dir); n != 2 { // the failed run's, left for the next writer
+			t.Errorf("%d spool files, want the failed run's two", n)
+		}
+		rc, err := svc.Lines(ctx, api.LinesRequest{ID: got.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		if got.Redacted == 0 || got.Redacted != e.Redacted || strings.Contains(string(body), secret) || !strings.Contains(string(body), "[REDACTED:") {
+			t.Errorf("stored %q, redacted %d: want the spooled, redacted output and its count", body, got.Redacted)
+		}
 	}
 }
 

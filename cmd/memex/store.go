@@ -133,18 +133,13 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 	o.Logger = a.log
 	o.OnWait = a.waitNotice
 	o.Purpose = a.purpose()
-	h, err := home.Open(ctx, a.home, o)
+	// A writer first archives what hooks and runs spooled while the store
+	// was taken.
+	h, err := service.OpenHome(ctx, a.home, o, a.serviceOptions())
 	if err != nil {
 		return nil, err
 	}
 	a.h = h
-	if !o.Shared {
-		// What hooks and runs spooled while the store was taken is
-		// archived by the next process that holds it.
-		if err := service.DrainSpool(ctx, h, a.serviceOptions()); err != nil {
-			a.log.Warn("spool", "err", err)
-		}
-	}
 	return h, nil
 }
 

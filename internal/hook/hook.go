@@ -82,6 +82,9 @@ func Run(ctx context.Context, o Options, host, event string, in io.Reader) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Service.Logger == nil {
+		o.Service.Logger = o.Logger
+	}
 	if o.Message == nil {
 		o.Message = func(err error) string { return err.Error() }
 	}
@@ -301,12 +304,9 @@ func (r runner) with(ctx context.Context, wait time.Duration, fn func(t target, 
 	if c := r.Server(ctx); c != nil {
 		return true, fn(c, nil)
 	}
-	h, err := home.Open(ctx, r.Home, home.Options{Wait: wait, Logger: r.Logger, Purpose: "memex hook"})
+	h, err := service.OpenHome(ctx, r.Home, home.Options{Wait: wait, Logger: r.Logger, Purpose: "memex hook"}, r.Service)
 	if err != nil {
 		return false, err
-	}
-	if err := service.DrainSpool(ctx, h, r.Service); err != nil {
-		r.Logger.Warn("spool", "err", err)
 	}
 	err = fn(local{service.New(h, r.Service), service.NewMemory(h, r.Service)}, h)
 	if cerr := h.Close(); err == nil {

@@ -38,6 +38,23 @@ func captured(ctx context.Context, svc api.Service, key string) bool {
 	return err == nil || errors.Is(err, memex.ErrAmbiguous)
 }
 
+// OpenHome opens the home at dir with ho, as a memex process that may
+// write does: opened for writing, it first archives what hooks and runs
+// spooled while the store was taken (DrainSpool), a failure of which is
+// logged to o.Logger, not returned, since the home is open and usable.
+func OpenHome(ctx context.Context, dir string, ho home.Options, o Options) (*home.Home, error) {
+	h, err := home.Open(ctx, dir, ho)
+	if err != nil {
+		return nil, err
+	}
+	if !ho.Shared {
+		if err := DrainSpool(ctx, h, o); err != nil && o.Logger != nil {
+			o.Logger.Warn("spool", "err", err)
+		}
+	}
+	return h, nil
+}
+
 // DrainSpool does the work of h's spool (spool.Drain) over h's store:
 // spooled entries stored as they were spooled, unless archived already
 // under their ID or capture key, in one batch made durable by one sync

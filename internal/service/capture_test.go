@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/internal/spool"
@@ -78,5 +79,32 @@ func TestDrainSpoolThroughTheService(t *testing.T) {
 	}
 	if left, _ := spool.List(dir); len(left) != 0 {
 		t.Fatalf("spool left %+v", left)
+	}
+}
+
+// OpenHome archives what was spooled when it opens for writing, and only
+// then: a reader writes nothing.
+func TestOpenHomeDrainsForWriters(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open(t, dir, true).Close() // a store to read
+	e, body := hooked("toolu_waiting")
+	if _, err := spool.Write(dir, spool.Item{Entry: &e, Content: body}); err != nil {
+		t.Fatal(err)
+	}
+	for _, shared := range []bool{true, false} {
+		h, err := service.OpenHome(ctx, dir, home.Options{Shared: shared}, service.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		left, _ := spool.List(dir)
+		st, _ := service.New(h, service.Options{}).Stats(ctx)
+		h.Close()
+		if want := 1; shared && (len(left) != want || st.Entries != 0) {
+			t.Errorf("a reader: %d spooled, %d entries; want the item left", len(left), st.Entries)
+		}
+		if !shared && (len(left) != 0 || st.Entries != 1) {
+			t.Errorf("a writer: %d spooled, %d entries; want the item archived", len(left), st.Entries)
+		}
 	}
 }

@@ -52,5 +52,5 @@ func (a *app) doctor(ctx context.Context) service.DoctorReport {
 	def, _ := homedir.Default() // "" when there is no home directory
 	_, c, _ := service.Running(ctx, a.home)
 	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: cli.Message,
-		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: a.installedHome(), DefaultHome: def}})
+		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: homedir.Flag(a.home), DefaultHome: def}})
 }

@@ -79,7 +79,7 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 		return cli.Usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
 	}
 	uninstall := verb == "uninstall"
-	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: a.installedHome(),
+	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: homedir.Flag(a.home),
 		Manifest: filepath.Join(a.home, "installs.json")}
 	if !uninstall {
 		if err := opts.InstallBins(ctx); err != nil {
@@ -94,14 +94,4 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 		return fmt.Errorf("%s %s: %w", verb, host, err)
 	}
 	return hosts.Write(a.stdout, changes, verb, o.dryRun)
-}
-
-// installedHome is the --home the installed commands carry: the home this
-// command runs with, or "" when that is the default one (so that the
-// commands keep following MEMEX_HOME's default).
-func (a *app) installedHome() string {
-	if dir, err := homedir.Default(); err == nil && filepath.Clean(a.home) == dir {
-		return ""
-	}
-	return a.home
 }

@@ -41,3 +41,13 @@ func Default() (string, error) {
 	}
 	return filepath.Abs(filepath.Join(u, ".memex"))
 }
+
+// Flag is the --home that commands written to run elsewhere (a host's
+// hooks, memex install's) carry to reach the home dir: "" when dir is
+// the default home, so that they keep following it (and $MEMEX_HOME).
+func Flag(dir string) string {
+	if def, err := Default(); err == nil && filepath.Clean(dir) == def {
+		return ""
+	}
+	return dir
+}

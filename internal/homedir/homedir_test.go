@@ -30,3 +30,20 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("Resolve(\"rel\") = %q, want it absolute under %q", got, user)
 	}
 }
+
+// Flag is "" for the default home (written as it is or not), so that an
+// installed command keeps following it, and any other home as it is.
+func TestFlag(t *testing.T) {
+	user := t.TempDir()
+	t.Setenv("HOME", user)
+	def := filepath.Join(user, ".memex")
+	for _, c := range []struct{ dir, want string }{
+		{def, ""},
+		{def + "/", ""},
+		{filepath.Join(user, "other"), filepath.Join(user, "other")},
+	} {
+		if got := homedir.Flag(c.dir); got != c.want {
+			t.Errorf("Flag(%q) = %q, want %q", c.dir, got, c.want)
+		}
+	}
+}

@@ -266,6 +266,47 @@ func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
 // the IndexedSummary gets none and must yield nothing; when deref's
 // Context read a zero budget as its default, the context ran over and was
 // cut from its end, the derefs first.
+// RunBudget reports what Budget measured, and keeps the outcomes, the
+// plot and the run where it is asked to, and nothing where it is not.
+func TestRunBudgetKeeps(t *testing.T) {
+	env := openEnv(t)
+	addSession(t, env, "s1")
+	catchUp(t, env)
+	ctx := context.Background()
+	probes, err := Derive(ctx, env.Store, DeriveOptions{All: true, Seed: 1})
+	if err != nil || len(probes) == 0 {
+		t.Fatalf("%d probes, %v", len(probes), err)
+	}
+	opts := BudgetOptions{Budgets: []int{150, 600}}
+	dir := t.TempDir()
+	rep, saved, err := RunBudget(ctx, env, probes, opts, Keep{})
+	if err != nil || saved != "" || rep.Probes != len(probes) || !reflect.DeepEqual(rep.Budgets, opts.Budgets) {
+		t.Fatalf("nothing kept: saved %q, %+v, %v", saved, rep, err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Fatalf("nothing kept, yet %d files", len(files))
+	}
+	keep := Keep{Outcomes: filepath.Join(dir, "o.jsonl"), Plot: filepath.Join(dir, "hit.svg"), SaveDir: filepath.Join(dir, "runs"), Probes: "p.jsonl"}
+	rep2, saved, err := RunBudget(ctx, env, probes, opts, keep)
+	if err != nil || rep2.Probes != rep.Probes || len(rep2.Cells) != len(rep.Cells) {
+		t.Fatalf("%v; %d probes, %d cells; want %d, %d", err, rep2.Probes, len(rep2.Cells), rep.Probes, len(rep.Cells))
+	}
+	for i, c := range rep2.Cells { // the same hits; the times differ
+		if c.Strategy != rep.Cells[i].Strategy || c.Rate != rep.Cells[i].Rate {
+			t.Errorf("cell %d: %+v, want %+v", i, c.Rate, rep.Cells[i].Rate)
+		}
+	}
+	outcomes, _ := os.ReadFile(keep.Outcomes)
+	plot, _ := os.ReadFile(keep.Plot)
+	if n := strings.Count(string(outcomes), "\n"); n != len(probes)*len(opts.Budgets)*len(Strategies) || !strings.HasPrefix(string(plot), "<svg") {
+		t.Errorf("%d outcome lines, plot %.20q", n, plot)
+	}
+	runs, _, err := LoadRuns(keep.SaveDir)
+	if err != nil || len(runs) != 1 || filepath.Dir(saved) != keep.SaveDir || runs[0].Probes != "p.jsonl" {
+		t.Errorf("saved %q: %+v, %v", saved, runs, err)
+	}
+}
+
 func TestSummaryOfNoBudgetIsEmpty(t *testing.T) {
 	env := openEnv(t)
 	addSession(t, env, "s1")

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,10 +114,36 @@ func LoadRuns(dir string) (runs []Run, bad []string, err error) {
 // dir, and where the viewer reads them from.
 func RunsDir(home string) string { return filepath.Join(home, "eval") }
 
-// WriteFiles writes what a budget run was asked to keep beside its report:
+// Keep is what a budget run keeps beside its report, each left out when
+// "": every probe's outcome (JSON lines) in the file Outcomes, the plot
+// (SVG) in the file Plot, and the run itself (SaveRun) in the folder
+// SaveDir, with Probes, the name of the probe file it ran.
+type Keep struct {
+	Outcomes, Plot, SaveDir, Probes string
+}
+
+// RunBudget is memex eval budget: Budget over probes with opts, its
+// report (NewReport), and what keep asks for; saved is the path of the
+// run saved, "" when none is.
+func RunBudget(ctx context.Context, env Env, probes []Probe, opts BudgetOptions, keep Keep) (rep Report, saved string, err error) {
+	outs, skipped, err := Budget(ctx, env, probes, opts)
+	if err != nil {
+		return Report{}, "", err
+	}
+	rep = NewReport(len(probes), outs, skipped, opts.Budgets)
+	if err := writeFiles(rep, outs, keep.Outcomes, keep.Plot); err != nil {
+		return rep, "", err
+	}
+	if keep.SaveDir != "" {
+		saved, err = SaveRun(keep.SaveDir, Run{Probes: keep.Probes, SummaryShare: opts.SummaryShare, Report: rep})
+	}
+	return rep, saved, err
+}
+
+// writeFiles writes what a budget run was asked to keep beside its report:
 // every probe's outcome (JSON lines) to outcomes and the plot (SVG) to
 // plot, each skipped when its name is "".
-func WriteFiles(rep Report, outs []Outcome, outcomes, plot string) error {
+func writeFiles(rep Report, outs []Outcome, outcomes, plot string) error {
 	if outcomes != "" {
 		f, err := os.Create(outcomes)
 		if err == nil {

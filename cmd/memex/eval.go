@@ -128,15 +128,11 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
-	in := a.stdin
-	if o.probes != "-" {
-		f, err := os.Open(o.probes)
-		if err != nil {
-			return cli.Usagef("--probes: %v", err)
-		}
-		defer f.Close()
-		in = f
+	in, err := cli.Input([]string{o.probes}, a.stdin) // - is stdin
+	if err != nil {
+		return cli.Usagef("--probes: %v", err)
 	}
+	defer in.Close()
 	probes, err := eval.ReadProbes(in)
 	if err != nil {
 		return err
@@ -156,24 +152,16 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if bar := cli.Progress(a.stderr, "eval", o.quiet || o.json); bar != nil {
 		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
 	}
-	outs, skipped, err := eval.Budget(ctx, eval.Env{Store: s, Index: ix}, probes, opts)
+	keep := eval.Keep{Outcomes: o.outcomes, Plot: o.plot, SaveDir: o.saveDir, Probes: o.probes}
+	if o.save && keep.SaveDir == "" {
+		keep.SaveDir = eval.RunsDir(a.home)
+	}
+	rep, saved, err := eval.RunBudget(ctx, eval.Env{Store: s, Index: ix}, probes, opts, keep)
 	if err != nil {
 		return err
 	}
-	rep := eval.NewReport(len(probes), outs, skipped, budgets)
-	if err := eval.WriteFiles(rep, outs, o.outcomes, o.plot); err != nil {
-		return err
-	}
-	if o.save || o.saveDir != "" {
-		dir := o.saveDir
-		if dir == "" {
-			dir = eval.RunsDir(a.home)
-		}
-		path, err := eval.SaveRun(dir, eval.Run{Probes: o.probes, SummaryShare: o.share, Report: rep})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "memex: run saved in %s\n", path)
+	if saved != "" {
+		fmt.Fprintf(a.stderr, "memex: run saved in %s\n", saved)
 	}
 	if o.json {
 		return cli.WriteJSON(a.stdout, rep)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,16 +43,17 @@ problems go to stderr.`,
 		Example: `  echo '{"session_id":"s","hook_event_name":"PostToolUse",...}' | memex hook claude-code PostToolUse`,
 		Args:    cli.RangeArgs(2, 3),
 		RunE: func(c *cobra.Command, args []string) error {
+			in := a.stdin
 			if len(args) == 3 {
-				a.stdin = strings.NewReader(args[2])
+				in = strings.NewReader(args[2])
 			}
-			a.runHook(c.Context(), args[0], args[1])
+			a.runHook(c.Context(), args[0], args[1], in)
 			return nil
 		},
 	}
 }
 
-func (a *app) runHook(ctx context.Context, host, event string) {
+func (a *app) runHook(ctx context.Context, host, event string, in io.Reader) {
 	hook.Run(ctx, hook.Options{
 		Home: a.home, Stdout: a.stdout, Stderr: a.stderr, Logger: a.log,
 		Server: func(ctx context.Context) *api.Client {
@@ -61,5 +63,5 @@ func (a *app) runHook(ctx context.Context, host, event string) {
 		Service: a.serviceOptions(), CompactWait: cli.LockTimeout(),
 		NoHandoff: hosts.EnvOff("MEMEX_HANDOFF"), NoLessons: hosts.EnvOff("MEMEX_LESSONS"),
 		Message: cli.Message,
-	}, host, event, a.stdin)
+	}, host, event, in)
 }

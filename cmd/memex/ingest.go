@@ -108,7 +108,7 @@ func (a *app) runIngest(c *cobra.Command, req api.IngestRequest, quiet, asJSON b
 	// once at the end. The write-ahead log keeps order, so a crash loses at
 	// most a suffix of the run, progress records included, and the next
 	// run reads that part again.
-	a.bulk = true
+	bulk := home.Options{NoSync: true}
 	// A local import tells its problems as it meets them, a server's
 	// answer once it is in (api.Client.Ingest): printed alike.
 	w := &render.Warner{Out: a.stderr, JSON: asJSON}
@@ -116,7 +116,7 @@ func (a *app) runIngest(c *cobra.Command, req api.IngestRequest, quiet, asJSON b
 		req.Warn = w.Warn
 	}
 	req.Progress = cli.Progress(a.stderr, "ingest", quiet || asJSON)
-	res, err := ask(ctx, a.service, home.Options{}, api.Service.Ingest, req)
+	res, err := ask(ctx, a.service, bulk, api.Service.Ingest, req)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			a.quiet = asJSON
 			svc, err := a.service(ctx, home.Options{MustExist: true})
 			if err != nil {
 				return err

@@ -21,13 +21,12 @@ type app struct {
 	stdout, stderr io.Writer
 	home           string
 	verbose        bool
-	bulk           bool // open the store without a sync per write (ingest syncs at the end)
 	log            *slog.Logger
 	running        *cobra.Command // the command being run
 	h              *home.Home     // the home, once opened
 	svc            api.Service    // the Service, once chosen (store.go)
 	mem            api.Memory     // the Memory, chosen with svc
-	quiet          bool           // no progress bars (--json)
+	quiet          bool           // --json given: no progress bar (a reindex's)
 }
 
 // nameCommands take one session name or alias, which may start with '-'
@@ -50,6 +49,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.running = cmd
 		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
 			asJSON = true
+			a.quiet = true
 		}
 		return a.setup()
 	}

@@ -129,7 +129,6 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 		return a.h, nil
 	}
 	o.Wait = cli.LockTimeout()
-	o.NoSync = a.bulk
 	o.Logger = a.log
 	o.OnWait = a.waitNotice
 	o.Purpose = a.purpose()

@@ -220,18 +220,6 @@ func (r runner) spoolCapture(ctx context.Context, e memex.Entry, body []byte) (s
 // cannot keep it open for ever.
 const drainRounds = 8
 
-// pending reports whether dir's spool holds an item a drain would archive
-// now.
-func pending(dir string) bool {
-	items, _ := spool.List(dir)
-	for _, it := range items {
-		if it.Err == nil && !it.Running() {
-			return true
-		}
-	}
-	return false
-}
-
 // drain archives the home's spool in one open of the store, unsynced
 // until one sync at the end, unless the store is taken: then the spool
 // waits, durable, for its holder or the next process that takes it.
@@ -254,7 +242,7 @@ func (r runner) drainStore(ctx context.Context) error {
 		// Hooks keep spooling while the drain runs (a burst), and one
 		// that finds the store taken leaves its item to the holder: what
 		// they spooled meanwhile is archived too, in a few more rounds.
-		for round := 0; err == nil && round < drainRounds && (round == 0 || pending(r.Home)); round++ {
+		for round := 0; err == nil && round < drainRounds && (round == 0 || spool.Pending(r.Home)); round++ {
 			err = service.DrainSpool(ctx, h, r.Service)
 		}
 		if cerr := h.Close(); err == nil {

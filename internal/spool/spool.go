@@ -228,6 +228,36 @@ func List(dir string) ([]Spooled, error) {
 	return out, nil
 }
 
+// Pending reports whether dir's spool holds work a drain would do now:
+// an item that is not a run in progress. It reads only the directory,
+// and the items of runs.
+func Pending(dir string) bool {
+	ents, err := os.ReadDir(filepath.Join(dir, Dir))
+	if err != nil {
+		return false
+	}
+	runs := false
+	for _, e := range ents {
+		switch n := e.Name(); {
+		case strings.HasPrefix(n, "."):
+		case strings.HasPrefix(n, "run-"):
+			runs = runs || strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".out")
+		case strings.HasSuffix(n, ".json"):
+			return true
+		}
+	}
+	if !runs {
+		return false
+	}
+	items, _ := List(dir)
+	for _, it := range items {
+		if it.Err == nil && !it.Running() {
+			return true
+		}
+	}
+	return false
+}
+
 // Done removes a spooled item once its work is durable.
 func (s Spooled) Done() {
 	if s.Output != "" {

@@ -110,3 +110,36 @@ func TestTaken(t *testing.T) {
 		t.Error("a released lock is taken")
 	}
 }
+
+// Pending is work a drain would do now: a spooled item, or a run that
+// ended; a run in progress is none.
+func TestPendingLeavesRunsInProgress(t *testing.T) {
+	dir := t.TempDir()
+	if Pending(dir) {
+		t.Fatal("a home without a spool has work pending")
+	}
+	r, err := StartRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(&memex.Entry{ID: memex.NewID(time.Now()), Tool: "run"}); err != nil {
+		t.Fatal(err)
+	}
+	if Pending(dir) {
+		t.Fatal("a run in progress is pending")
+	}
+	r.Close()
+	if !Pending(dir) {
+		t.Fatal("a run that ended is not pending")
+	}
+	r.Done()
+	if Pending(dir) {
+		t.Fatal("pending after the run's spool went")
+	}
+	if _, err := Write(dir, Item{Entry: &memex.Entry{ID: memex.NewID(time.Now())}, Content: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if !Pending(dir) {
+		t.Fatal("a spooled entry is not pending")
+	}
+}

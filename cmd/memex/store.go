@@ -132,8 +132,8 @@ func (a *app) openHome(ctx context.Context, o home.Options) (*home.Home, error) 
 	o.Logger = a.log
 	o.OnWait = a.waitNotice
 	o.Purpose = a.purpose()
-	// A writer first archives what hooks and runs spooled while the store
-	// was taken.
+	// What hooks and runs spooled is archived first, so that the command
+	// reads it too (but with o.AsFound: verify).
 	h, err := service.OpenHome(ctx, a.home, o, a.serviceOptions())
 	if err != nil {
 		return nil, err

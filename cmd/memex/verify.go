@@ -32,7 +32,7 @@ transcripts come back with memex ingest (their keys are gone with them).`,
   memex verify --repair # after a damaged log was reported`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			o := home.Options{Shared: true}
+			o := home.Options{Shared: true, AsFound: true} // the spool is reported, not archived
 			if repair {
 				o = home.Options{MustExist: true, RepairWAL: true}
 			}

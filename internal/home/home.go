@@ -62,6 +62,10 @@ func (e noStoreError) Is(target error) bool {
 type Options struct {
 	// Shared opens for reading: a shared lock and a read-only store.
 	Shared bool
+	// AsFound, for a reader, asks internal/service's OpenHome not to
+	// archive the spool before the read (memex verify reports it as it
+	// finds it); Open itself ignores it.
+	AsFound bool
 	// MustExist makes a writer's Open of a home without a store fail with
 	// ErrNoStore instead of creating one (search, forget, reindex: work on
 	// what was archived, which a new store would not hold).

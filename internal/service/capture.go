@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
+	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -38,21 +40,65 @@ func captured(ctx context.Context, svc api.Service, key string) bool {
 	return err == nil || errors.Is(err, memex.ErrAmbiguous)
 }
 
-// OpenHome opens the home at dir with ho, as a memex process that may
-// write does: opened for writing, it first archives what hooks and runs
-// spooled while the store was taken (DrainSpool), a failure of which is
-// logged to o.Logger, not returned, since the home is open and usable.
-func OpenHome(ctx context.Context, dir string, ho home.Options, o Options) (*home.Home, error) {
-	h, err := home.Open(ctx, dir, ho)
+// DrainWait bounds how long a reader waits for the store's lock to
+// archive the spool before it reads (OpenHome): the other holders are
+// readers, done in moments, or a drain, which the read then waits for as
+// any reader waits for a writer.
+const DrainWait = time.Second
+
+// OpenHome opens the home at dir with o, what its spool holds archived
+// first, so that what a hook or a run spooled is there to read. A writer
+// archives the spool once it holds the store. A reader (o.Shared) that
+// finds work in the spool first opens the store for writing, waiting up
+// to DrainWait for the lock, archives the spool and lets go, then opens
+// for reading as o says; when it cannot write (a read-only home, a full
+// disk, a damaged log, the lock still taken) it reads what is archived,
+// and the spool waits, durable, for the next process that writes. A
+// writer's open that fails is OpenHome's error; a reader's drain that
+// fails is only logged. o.AsFound leaves a reader's spool as it is.
+func OpenHome(ctx context.Context, dir string, o home.Options, so Options) (*home.Home, error) {
+	if o.Shared && !o.AsFound && spool.Pending(dir) {
+		// Unsynced but for the syncs of the drain itself, as memex
+		// hook's drain opens it.
+		w := o
+		w.Shared, w.MustExist, w.NoSync, w.OnWait = false, false, true, nil
+		if w.Wait >= 0 {
+			w.Wait = DrainWait
+			if o.Wait > 0 {
+				w.Wait = min(DrainWait, o.Wait)
+			}
+		}
+		if h, err := home.Open(ctx, dir, w); err != nil {
+			logOf(so).Debug("spool left for a writer", "err", err)
+		} else {
+			drainLogged(ctx, h, so)
+			if err := h.Close(); err != nil {
+				logOf(so).Warn("spool", "err", err)
+			}
+		}
+	}
+	h, err := home.Open(ctx, dir, o)
 	if err != nil {
 		return nil, err
 	}
-	if !ho.Shared {
-		if err := DrainSpool(ctx, h, o); err != nil && o.Logger != nil {
-			o.Logger.Warn("spool", "err", err)
-		}
+	if !o.Shared {
+		drainLogged(ctx, h, so)
 	}
 	return h, nil
+}
+
+// drainLogged archives h's spool, logging what fails: the command goes on.
+func drainLogged(ctx context.Context, h *home.Home, so Options) {
+	if err := DrainSpool(ctx, h, so); err != nil {
+		logOf(so).Warn("spool", "err", err)
+	}
+}
+
+func logOf(so Options) *slog.Logger {
+	if so.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return so.Logger
 }
 
 // DrainSpool does the work of h's spool (spool.Drain) over h's store:

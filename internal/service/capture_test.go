@@ -2,11 +2,14 @@ package service_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
@@ -82,17 +85,17 @@ func TestDrainSpoolThroughTheService(t *testing.T) {
 	}
 }
 
-// OpenHome archives what was spooled when it opens for writing, and only
-// then: a reader writes nothing.
-func TestOpenHomeDrainsForWriters(t *testing.T) {
+// OpenHome archives what was spooled before a writer or a reader uses
+// the store, when the store is free to take.
+func TestOpenHomeDrainsForReadersAndWriters(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	open(t, dir, true).Close() // a store to read
-	e, body := hooked("toolu_waiting")
-	if _, err := spool.Write(dir, spool.Item{Entry: &e, Content: body}); err != nil {
-		t.Fatal(err)
-	}
-	for _, shared := range []bool{true, false} {
+	for n, shared := range []bool{true, false} {
+		e, body := hooked(fmt.Sprintf("toolu_waiting_%d", n))
+		if _, err := spool.Write(dir, spool.Item{Entry: &e, Content: body}); err != nil {
+			t.Fatal(err)
+		}
 		h, err := service.OpenHome(ctx, dir, home.Options{Shared: shared}, service.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -100,11 +103,71 @@ func TestOpenHomeDrainsForWriters(t *testing.T) {
 		left, _ := spool.List(dir)
 		st, _ := service.New(h, service.Options{}).Stats(ctx)
 		h.Close()
-		if want := 1; shared && (len(left) != want || st.Entries != 0) {
-			t.Errorf("a reader: %d spooled, %d entries; want the item left", len(left), st.Entries)
+		if len(left) != 0 || st.Entries != int64(n+1) {
+			t.Errorf("shared %v: %d spooled, %d entries; want the item archived", shared, len(left), st.Entries)
 		}
-		if !shared && (len(left) != 0 || st.Entries != 1) {
-			t.Errorf("a writer: %d spooled, %d entries; want the item archived", len(left), st.Entries)
-		}
+	}
+}
+
+// spoolEntry spools a note as a hook spools its call, and returns its ID.
+func spoolEntry(t *testing.T, dir, text string) memex.ID {
+	t.Helper()
+	now := time.Now()
+	e := memex.Entry{ID: memex.NewID(now), Created: now, Project: "p", Session: "s", Agent: "cli", Kind: memex.KindNote}
+	if _, err := spool.Write(dir, spool.Item{Entry: &e, Content: []byte(text)}); err != nil {
+		t.Fatal(err)
+	}
+	return e.ID
+}
+
+// A call of memex mcp (LockedHome) reads what hooks spooled since the
+// last write, whether it reads or writes.
+func TestLockedHomeReadsTheSpool(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	l := service.LockedHome(dir, time.Second, "memex mcp", service.Options{})
+	if _, err := l.Add(ctx, api.AddRequest{Entry: memex.Entry{Project: "p", Session: "s", Agent: "cli", Kind: memex.KindNote}, Body: strings.NewReader("a note\n")}); err != nil {
+		t.Fatal(err)
+	}
+	id := spoolEntry(t, dir, "spooled for a read\n")
+	if got, err := l.Entry(ctx, id.String(), ""); err != nil || got.ID != id {
+		t.Fatalf("entry spooled before a read: %+v, %v", got, err)
+	}
+	id = spoolEntry(t, dir, "spooled for a zircon search\n")
+	res, err := l.Search(ctx, api.Query{Text: "zircon", Limit: 5})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != id {
+		t.Fatalf("search after a spooled entry: %+v, %v", res, err)
+	}
+	if spool.Pending(dir) {
+		t.Fatal("the spool still holds work")
+	}
+}
+
+// A reader that cannot take the store for writing (another reader holds
+// it past the wait) reads what is archived and leaves the spool.
+func TestOpenHomeReadsAsIsWhenTheStoreIsTaken(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w, err := home.Open(ctx, dir, home.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	id := spoolEntry(t, dir, "waits for a writer\n")
+	other, err := home.Open(ctx, dir, home.Options{Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	h, err := service.OpenHome(ctx, dir, home.Options{Shared: true, Wait: 10 * time.Millisecond}, service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Store.Get(ctx, id); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("get of a spooled entry while the store is taken: %v", err)
+	}
+	if !spool.Pending(dir) {
+		t.Fatal("the spool was emptied without its entry archived")
 	}
 }

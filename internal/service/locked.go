@@ -57,8 +57,8 @@ func SessionNames(ctx context.Context, dir string) []string {
 }
 
 // LockedHome is the Locked Service (and Memory) over the home at dir,
-// with o: each call opens the home (shared unless it writes), waiting up
-// to wait for its lock, which names purpose (the command: "memex mcp") as
+// with o: each call opens the home (shared unless it writes; OpenHome, so
+// that it reads what the spool held), waiting up to wait for its lock, which names purpose (the command: "memex mcp") as
 // its holder. While a server runs, the server owns the store and a call
 // is memex.ErrBusy, saying to talk to the server instead.
 func LockedHome(dir string, wait time.Duration, purpose string, o Options) Locked {
@@ -67,7 +67,7 @@ func LockedHome(dir string, wait time.Duration, purpose string, o Options) Locke
 			return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of %s: %w",
 				addr, addr, purpose, memex.ErrBusy)
 		}
-		return home.Open(ctx, dir, home.Options{Shared: !write, Wait: wait, Logger: o.Logger, Purpose: purpose})
+		return OpenHome(ctx, dir, home.Options{Shared: !write, Wait: wait, Logger: o.Logger, Purpose: purpose}, o)
 	}
 	return Locked{Open: open, Options: o}
 }

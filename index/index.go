@@ -288,7 +288,7 @@ func openBleve(dir string, readOnly bool) (bi bleve.Index, version []byte, err e
 	}
 	lost := catchLostSnapshots()
 	defer lost() // after a panic too
-	bi, err = bleve.OpenUsing(dir, config)
+	bi, err = bleve.OpenUsing(dir, withEvents(config))
 	if msg := lost(); msg != "" && err == nil {
 		// Bleve could not load the index's last snapshot and opened an
 		// older one (or none): what was indexed since is gone, silently.
@@ -305,8 +305,26 @@ func openBleve(dir string, readOnly bool) (bi bleve.Index, version []byte, err e
 	return bi, version, nil
 }
 
+// scorchEvents names the callback of scorch.RegistryEventCallbacks that
+// the index's scorch is given, if any: none in memex; tests use one to
+// keep scorch from removing old files itself.
+var scorchEvents string
+
+// withEvents returns scorch's configuration with the scorchEvents
+// callback, leaving config unchanged.
+func withEvents(config map[string]interface{}) map[string]interface{} {
+	if scorchEvents == "" {
+		return config
+	}
+	c := map[string]interface{}{"eventCallbackName": scorchEvents}
+	for k, v := range config {
+		c[k] = v
+	}
+	return c
+}
+
 func create(dir string) (bleve.Index, error) {
-	bi, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
+	bi, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, withEvents(nil))
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", dir, err)
 	}
@@ -743,7 +761,7 @@ func (ix *Index) Reset() error {
 		// Reopen without merging (the configuration is not recorded in
 		// the index: a crash mid-load leaves an index that opens as usual).
 		if err = bi.Close(); err == nil {
-			bi, err = bleve.OpenUsing(ix.dir, bulkConfig)
+			bi, err = bleve.OpenUsing(ix.dir, withEvents(bulkConfig))
 		}
 	}
 	if err != nil {
@@ -795,6 +813,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 		ix.closed = true
 		return fmt.Errorf("index: compact: %w", err)
 	}
+	ix.tidyClosed()
 	bi, err := ix.open()
 	if err != nil {
 		ix.closed = true
@@ -936,7 +955,9 @@ func Drop(dir string) error {
 }
 
 // Close releases the index. It is safe to call twice and returns the first
-// error.
+// error. An index opened for writing is left holding only what its last
+// snapshot needs: the files of segments merged away, which bleve removes
+// only when idle, go with Close (see tidy).
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -946,6 +967,8 @@ func (ix *Index) Close() error {
 	ix.closed = true
 	if err := ix.bi.Close(); err != nil {
 		ix.err = fmt.Errorf("index: close: %w", err)
+		return ix.err
 	}
-	return ix.err
+	ix.tidyClosed()
+	return nil
 }

@@ -76,6 +76,7 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"github.com/cockroachdb/pebble":          {"archive"},
 	"github.com/blevesearch/bleve":           {"index", "eval"},
+	"go.etcd.io/bbolt":                       {"index"}, // bleve's root.bolt (index/tidy.go)
 	"github.com/go-chi/chi":                  {"api"},
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
 	"modernc.org/sqlite":                     {"internal/service"},

@@ -34,8 +34,13 @@ log out of its context and still has every byte of it by ID.
 The output is spooled to a file under $MEMEX_HOME/spool while the command runs (with
 credentials already replaced, unless --no-redact), so a long command never holds the
 store. If archiving fails (a busy store, memex killed), the spooled output and its entry
-stay there and the next memex command that writes archives them; memex verify lists
+stay there and the next memex command that can take the store archives them; memex verify lists
 what is left.
+
+The session is --session, else the agent's session memex runs in ($MEMEX_SESSION,
+$CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID), else one per project and local day:
+run-NAME-YYYY-MM-DD, NAME the last element of the project (the git repository of the
+current directory). memex sessions lists it and memex replay walks the day's runs.
 
 SIGINT, SIGTERM and SIGHUP sent to memex are passed on to CMD (a Ctrl-C typed at the
 terminal reaches CMD directly and is not sent twice); what CMD printed until then is
@@ -48,7 +53,7 @@ archived with its status, 128+N for signal N.`,
 	}
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command name belongs to it
-	f.StringVar(&o.entry.Session, "session", "", "session (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID)")
+	f.StringVar(&o.entry.Session, "session", "", "session (default: $MEMEX_SESSION, $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else run-PROJECT-DATE)")
 	f.Var(projectValue{&o.entry.Project}, "project", "project (default: the git repository of the current directory)")
 	f.StringVar(&o.alias, "alias", "", "another name for the entry")
 	f.StringVar(&o.entry.AgentSummary, "summary", "", "your own one-line summary")

@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,13 +38,34 @@ type Ran struct {
 // RunEntry is the entry memex run archives args' output under: e (its
 // flags' session, project, summary and aliases) as a tool call of the
 // cli agent's "run" tool, created now, with args shell-quoted as its
-// input and FillDefaults' session and project where e names none.
+// input and FillDefaults' session and project where e names none; outside
+// a host's session, the project's RunSession of the day.
 func RunEntry(e memex.Entry, args []string) memex.Entry {
 	now := time.Now()
 	e.ID, e.Created = memex.NewID(now), now
 	e.Agent, e.Kind, e.Tool, e.Input = "cli", memex.KindTool, "run", hosts.ShellJoin(args)
 	FillDefaults(&e)
+	if e.Session == "" {
+		e.Session = RunSession(e.Project, now)
+	}
 	return e
+}
+
+// RunSession is the session of the runs made at t in project outside an
+// agent's session (neither --session nor the environment names one):
+// one per project and local day, "run-NAME-2006-01-02" with NAME the
+// project's last path element ("run-2006-01-02" without a project). A
+// shell's history is per terminal, but a terminal's identity is not
+// something a person can name later; a project's day is, and memex
+// sessions then lists the day's runs in a repository as one session
+// that memex replay walks in order.
+func RunSession(project string, t time.Time) string {
+	day := t.Local().Format(time.DateOnly)
+	name := strings.Join(strings.Fields(path.Base(filepath.ToSlash(strings.TrimRight(project, `/\`)))), "-")
+	if project == "" || name == "." || name == "/" || name == "" {
+		return "run-" + day
+	}
+	return "run-" + name + "-" + day
 }
 
 // Archive adds r's output under e (given to Exec) through svc as it was

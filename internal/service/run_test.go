@@ -149,3 +149,32 @@ func spooled(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// Outside an agent's session a run is filed under its project's session
+// of the day; a session the flags or the environment name wins.
+func TestRunEntrySession(t *testing.T) {
+	for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+		t.Setenv(v, "")
+	}
+	e := RunEntry(memex.Entry{Project: "github.com/acme/demo"}, []string{"make"})
+	if day := e.Created.Local().Format(time.DateOnly); e.Session != "run-demo-"+day {
+		t.Errorf("outside a session: %q, want run-demo-%s", e.Session, day)
+	}
+	if e := RunEntry(memex.Entry{Project: "github.com/acme/demo", Session: "fix-auth"}, []string{"make"}); e.Session != "fix-auth" {
+		t.Errorf("--session: %q", e.Session)
+	}
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "5f0c2a91")
+	if e := RunEntry(memex.Entry{Project: "github.com/acme/demo"}, []string{"make"}); e.Session != "5f0c2a91" {
+		t.Errorf("in a Claude Code session: %q", e.Session)
+	}
+	for project, want := range map[string]string{
+		"/home/u/My Project/": "run-My-Project-2026-12-02",
+		"":                    "run-2026-12-02",
+		"/":                   "run-2026-12-02",
+	} {
+		at := time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)
+		if got := RunSession(project, at); got != want {
+			t.Errorf("RunSession(%q) = %q, want %q", project, got, want)
+		}
+	}
+}

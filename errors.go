@@ -3,6 +3,7 @@ package memex
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Error is an error that carries its own sentence: what went wrong, in the
@@ -67,4 +68,12 @@ func Sentence(err error) string {
 		return e.Error()
 	}
 	return err.Error()
+}
+
+// IsDiskFull reports whether err is a write that met a full disk (ENOSPC,
+// EDQUOT) or already says so (ErrDiskFull). The store and the spool both
+// ask it; the spool cannot import the store (memex-hook links the spool
+// and not Pebble).
+func IsDiskFull(err error) bool {
+	return errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }

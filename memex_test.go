@@ -3,6 +3,8 @@ package memex
 import (
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -97,5 +99,19 @@ func TestErrorSentence(t *testing.T) {
 	plain := fmt.Errorf("archive: get x: %w", ErrCorrupt)
 	if Sentence(plain) != plain.Error() {
 		t.Fatalf("Sentence of a plain error = %q", Sentence(plain))
+	}
+}
+
+func TestIsDiskFull(t *testing.T) {
+	for err, want := range map[error]bool{
+		&os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}: true,
+		fmt.Errorf("sync: %w", syscall.EDQUOT):                     true,
+		fmt.Errorf("spool: %w", ErrDiskFull):                       true,
+		&os.PathError{Op: "open", Path: "x", Err: syscall.EACCES}:  false,
+		nil: false,
+	} {
+		if got := IsDiskFull(err); got != want {
+			t.Errorf("IsDiskFull(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/summarize"
@@ -104,16 +103,10 @@ func writeZeros(f *os.File, size int64) error {
 	return nil
 }
 
-// IsDiskFull reports whether err is a write that met a full disk (ENOSPC,
-// EDQUOT) or already says so (memex.ErrDiskFull).
-func IsDiskFull(err error) bool {
-	return errors.Is(err, memex.ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
-}
-
 // diskFullErr turns an error of a write that met a full disk into one that
 // says so in a line and matches memex.ErrDiskFull; other errors pass.
 func diskFullErr(dir string, err error) error {
-	if err == nil || errors.Is(err, memex.ErrDiskFull) || !IsDiskFull(err) {
+	if err == nil || errors.Is(err, memex.ErrDiskFull) || !memex.IsDiskFull(err) {
 		return err
 	}
 	return fmt.Errorf("the disk of %s is full: free some space: %w", dir, memex.ErrDiskFull)

@@ -157,7 +157,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}, BackgroundError: func(err error) {
 			// A flush or compaction that met a full disk is retried; the
 			// store's writes say disk full in a line of their own.
-			if IsDiskFull(err) {
+			if memex.IsDiskFull(err) {
 				o.Logger.Debug("background error: "+err.Error(), "component", "pebble")
 				return
 			}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -53,7 +52,7 @@ func Write(dir string, item Item) (string, error) {
 			held, size, Limit>>20, memex.ErrDiskFull)
 	}
 	p, err := spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
-	if diskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
+	if memex.IsDiskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
 		err = fmt.Errorf("spool: the disk of %s is full: %w", dir, memex.ErrDiskFull)
 	}
 	return p, err
@@ -291,12 +290,6 @@ func Leftover(dir string) ([]string, error) {
 	}
 	bad, _ := filepath.Glob(filepath.Join(dir, Dir, "*.bad"))
 	return append(out, bad...), nil
-}
-
-// diskFull reports whether err is a write that met a full disk (ENOSPC,
-// EDQUOT), as archive.IsDiskFull does for the store.
-func diskFull(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // Tighten narrows path's mode to want when it is wider (a spool or a home

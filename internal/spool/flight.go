@@ -35,6 +35,11 @@ func Enter(dir string) (*Flight, error) {
 	if err != nil {
 		return nil, err
 	}
+	return enter(sp)
+}
+
+// enter is Enter in the spool directory sp, which exists.
+func enter(sp string) (*Flight, error) {
 	lk := flock.New(filepath.Join(sp, InFlightFile))
 	if err := lk.RLock(); err != nil {
 		return nil, err
@@ -61,11 +66,16 @@ func (f *Flight) Leave() (last bool) {
 // archive the spool, or to hand that to memex (DrainEvent). An error
 // leaves nothing spooled; the item is not acknowledged.
 func Hook(dir string, item Item) (last bool, err error) {
-	fl, err := Enter(dir)
+	// The spool directory is made (or its mode checked) once per hook.
+	sp, err := Path(dir)
 	if err != nil {
 		return false, err
 	}
-	if _, err := Write(dir, item); err != nil {
+	fl, err := enter(sp)
+	if err != nil {
+		return false, err
+	}
+	if _, err := write(dir, sp, item); err != nil {
 		fl.Leave()
 		return false, err
 	}

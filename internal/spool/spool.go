@@ -46,12 +46,21 @@ const Limit = 64 << 20
 // returns its path. A spool at Limit, or a disk too full to hold the
 // item, is an error matching memex.ErrDiskFull, and nothing is left behind.
 func Write(dir string, item Item) (string, error) {
-	held := spoolBytes(filepath.Join(dir, Dir))
+	sp, err := Path(dir)
+	if err != nil {
+		return "", err
+	}
+	return write(dir, sp, item)
+}
+
+// write is Write into sp, dir's spool directory, which exists.
+func write(dir, sp string, item Item) (string, error) {
+	held := spoolBytes(sp)
 	if size := int64(len(item.Content)); held+size > Limit {
 		return "", fmt.Errorf("the spool holds %d bytes, and %d more would take it past its %d MiB: %w",
 			held, size, Limit>>20, memex.ErrDiskFull)
 	}
-	p, err := spoolAs(dir, memex.NewID(time.Now()).String()+".json", item)
+	p, err := spoolAs(sp, memex.NewID(time.Now()).String()+".json", item)
 	if memex.IsDiskFull(err) && !errors.Is(err, memex.ErrDiskFull) {
 		err = fmt.Errorf("spool: the disk of %s is full: %w", dir, memex.ErrDiskFull)
 	}
@@ -76,7 +85,7 @@ func spoolBytes(sp string) int64 {
 // SpoolRun writes (or rewrites) the item of the run whose output is out
 // (a spool/run-*.out file).
 func WriteRun(out string, item Item) error {
-	_, err := spoolAs(filepath.Dir(filepath.Dir(out)), runItem(filepath.Base(out)), item)
+	_, err := spoolAs(filepath.Dir(out), runItem(filepath.Base(out)), item)
 	return err
 }
 
@@ -84,11 +93,8 @@ func WriteRun(out string, item Item) error {
 // by name or by path.
 func runItem(out string) string { return strings.TrimSuffix(out, ".out") + ".json" }
 
-func spoolAs(dir, name string, item Item) (string, error) {
-	sp, err := Path(dir)
-	if err != nil {
-		return "", err
-	}
+// spoolAs writes item as name in the spool directory sp, which exists.
+func spoolAs(sp, name string, item Item) (string, error) {
 	b, err := json.Marshal(item)
 	if err != nil {
 		return "", err

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +28,20 @@ func init() {
 func withoutPurge(t *testing.T) {
 	scorchEvents = noPurge
 	t.Cleanup(func() { scorchEvents = "" })
+}
+
+// openWithoutPurge opens a new index (noPurge) in a temporary directory,
+// closed at the end of the test.
+func openWithoutPurge(t *testing.T) (string, *Index) {
+	t.Helper()
+	withoutPurge(t)
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return dir, ix
 }
 
 // boltSnapshots reads the root.bolt of the closed index in dir as scorch
@@ -139,13 +152,7 @@ func reopenHolds(t *testing.T, dir string, n int) {
 // the index directory holds the files of its last snapshot and no other,
 // and root.bolt that snapshot alone; the index opens and holds everything.
 func TestCloseLeavesOnlyTheLastSnapshot(t *testing.T) {
-	withoutPurge(t)
-	dir := filepath.Join(t.TempDir(), "index")
-	ix, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	dir, ix := openWithoutPurge(t)
 	docs := addInBatches(t, ix, 300)
 	if err := ix.Compact(context.Background()); err != nil {
 		t.Fatal(err)
@@ -167,13 +174,7 @@ func TestCloseLeavesOnlyTheLastSnapshot(t *testing.T) {
 // Compact, as memex reindex does) reopens the index after its merge; the
 // segments of the load are gone from the disk once Compact returns.
 func TestCompactAfterBulkLeavesOnlyTheLastSnapshot(t *testing.T) {
-	withoutPurge(t)
-	dir := filepath.Join(t.TempDir(), "index")
-	ix, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	dir, ix := openWithoutPurge(t)
 	if err := ix.Reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,11 @@ func TestTidyLeavesAnIndexOpenElsewhere(t *testing.T) {
 		t.Fatal("no segment file")
 	}
 	extra := filepath.Join(dir, "store", "ffffffffffff.zap")
-	copyFile(t, filepath.Join(dir, "store", files[0]), extra)
+	if b, err := os.ReadFile(filepath.Join(dir, "store", files[0])); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(extra, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	ro, err := Open(dir, &Options{ReadOnly: true})
 	if err != nil {
@@ -240,23 +245,4 @@ func TestTidyLeavesAnIndexOpenElsewhere(t *testing.T) {
 	}
 	onlyLastSnapshot(t, dir)
 	reopenHolds(t, dir, len(docs))
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -62,11 +62,8 @@ func OpenHome(ctx context.Context, dir string, o home.Options, so Options) (*hom
 		// hook's drain opens it.
 		w := o
 		w.Shared, w.MustExist, w.NoSync, w.OnWait = false, false, true, nil
-		if w.Wait >= 0 {
+		if w.Wait == 0 || w.Wait > DrainWait { // a negative Wait stays: no wait
 			w.Wait = DrainWait
-			if o.Wait > 0 {
-				w.Wait = min(DrainWait, o.Wait)
-			}
 		}
 		if h, err := home.Open(ctx, dir, w); err != nil {
 			logOf(so).Debug("spool left for a writer", "err", err)

@@ -62,7 +62,7 @@ func RunEntry(e memex.Entry, args []string) memex.Entry {
 func RunSession(project string, t time.Time) string {
 	day := t.Local().Format(time.DateOnly)
 	name := strings.Join(strings.Fields(path.Base(filepath.ToSlash(strings.TrimRight(project, `/\`)))), "-")
-	if project == "" || name == "." || name == "/" || name == "" {
+	if name == "." || name == "" { // no project, or one of only slashes or spaces
 		return "run-" + day
 	}
 	return "run-" + name + "-" + day

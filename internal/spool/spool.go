@@ -197,6 +197,11 @@ func List(dir string) ([]Spooled, error) {
 		}
 		return nil, err
 	}
+	return listed(sp, ents), nil
+}
+
+// listed is List of the spool directory sp, whose entries are ents.
+func listed(sp string, ents []os.DirEntry) []Spooled {
 	var names []string
 	for _, e := range ents {
 		names = append(names, e.Name())
@@ -230,14 +235,15 @@ func List(dir string) ([]Spooled, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Pending reports whether dir's spool holds work a drain would do now:
 // an item that is not a run in progress. It reads only the directory,
-// and the items of runs.
+// once, and the items of runs.
 func Pending(dir string) bool {
-	ents, err := os.ReadDir(filepath.Join(dir, Dir))
+	sp := filepath.Join(dir, Dir)
+	ents, err := os.ReadDir(sp)
 	if err != nil {
 		return false
 	}
@@ -254,8 +260,7 @@ func Pending(dir string) bool {
 	if !runs {
 		return false
 	}
-	items, _ := List(dir)
-	for _, it := range items {
+	for _, it := range listed(sp, ents) {
 		if it.Err == nil && !it.Running() {
 			return true
 		}

@@ -858,11 +858,16 @@ func (ix *Index) merge(ctx context.Context) error {
 	return nil
 }
 
+// PurgeWait bounds how long Purge waits for bleve to delete the segment
+// files that held deleted entries (a search in progress keeps them).
+const PurgeWait = 30 * time.Second
+
 // Purge makes the entries deleted from the index unreadable on disk.
 // Delete only marks a document deleted in its segment, whose file keeps
 // its terms; Purge merges the index into one segment without them (as
-// Compact does), whose reopening removes the files of the segments merged
-// away (tidy). It fails when one is still on disk after that.
+// Compact does) and waits until bleve has removed the files of the
+// segments merged away. It fails when they are still there after
+// PurgeWait.
 func (ix *Index) Purge(ctx context.Context) error {
 	if ix.opts.InMemory {
 		return nil
@@ -879,14 +884,26 @@ func (ix *Index) Purge(ctx context.Context) error {
 	if err := ix.placeholder(true); err != nil {
 		return fmt.Errorf("index: purge: %w", err)
 	}
-	left, err := ix.staleSegments()
-	if err != nil {
-		return fmt.Errorf("index: purge: %w", err)
+	deadline := time.Now().Add(PurgeWait)
+	for {
+		left, err := ix.staleSegments()
+		if err != nil {
+			return fmt.Errorf("index: purge: %w", err)
+		}
+		if left == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("index: purge: %d segment files merged away are still on disk after %s (a search in progress holds them)", left, PurgeWait)
+		}
+		// bleve removes them in its persister's next idle moment and
+		// says so to no one: look again shortly.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if left > 0 {
-		return fmt.Errorf("index: purge: %d segment files merged away are still on disk", left)
-	}
-	return nil
 }
 
 // placeholderID is the document that Purge indexes, and deletes after.

@@ -130,6 +130,9 @@ type Stats struct {
 	DedupSaved  int64   `json:"dedup_saved_bytes"`
 	Tokens      int64   `json:"tokens"`
 	Pending     int64   `json:"pending_index"`
+	// IndexBytes are the search index's files on disk (DiskBytes are
+	// the store's).
+	IndexBytes int64 `json:"index_bytes"`
 }
 
 // IngestResult is what an import reports, as memex ingest --json prints it

@@ -22,6 +22,7 @@ func Stats(out io.Writer, st api.Stats) error {
 	fmt.Fprintf(w, "stored bytes\t%s (%.2fx)\n", summarize.ByteSize(st.StoredBytes), st.Ratio)
 	fmt.Fprintf(w, "dedup saved\t%s (%d distinct bodies)\n", summarize.ByteSize(st.DedupSaved), st.Bodies)
 	fmt.Fprintf(w, "on disk\t%s\n", summarize.ByteSize(st.DiskBytes))
+	fmt.Fprintf(w, "index on disk\t%s\n", summarize.ByteSize(st.IndexBytes))
 	return w.Flush()
 }
 

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -47,7 +51,7 @@ func New(h *home.Home, o Options) api.Service {
 // that New wraps around it.
 func local(h *home.Home, o Options) *api.Local {
 	return &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()},
-		Catalog: Catalog{h.Store}, Ingester: importer{h}, Maintainer: Maintainer{Home: h, Progress: o.Progress},
+		Catalog: Catalog{Store: h.Store, IndexDir: filepath.Join(h.Dir, home.IndexDir)}, Ingester: importer{h}, Maintainer: Maintainer{Home: h, Progress: o.Progress},
 		CheckoutOf: o.CheckoutOf}
 }
 
@@ -162,7 +166,12 @@ func ResolveBounds(ctx context.Context, s *archive.Store, q *index.Query, before
 }
 
 // Catalog is the archive as api.Catalog.
-type Catalog struct{ Store *archive.Store }
+type Catalog struct {
+	Store *archive.Store
+	// IndexDir is the index's directory, whose files Stats counts ("":
+	// none).
+	IndexDir string
+}
 
 // Sessions sums up the sessions of the entries f admits, oldest first.
 func (c Catalog) Sessions(ctx context.Context, f api.SessionFilter) ([]api.SessionInfo, error) {
@@ -216,7 +225,38 @@ func (c Catalog) Stats(ctx context.Context) (api.Stats, error) {
 	if err != nil {
 		return api.Stats{}, err
 	}
-	return StatsOf(st), nil
+	out := StatsOf(st)
+	if out.IndexBytes, err = dirBytes(c.IndexDir); err != nil {
+		return api.Stats{}, fmt.Errorf("stats: the index: %w", err)
+	}
+	return out, nil
+}
+
+// dirBytes are the sizes of the regular files under dir added up: 0 when
+// dir is "" or does not exist (an index not built yet).
+func dirBytes(dir string) (int64, error) {
+	if dir == "" {
+		return 0, nil
+	}
+	var n int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // the directory, or a file bleve removed meanwhile
+		}
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n += info.Size()
+		return nil
+	})
+	return n, err
 }
 
 // StatsOf is st as memex stats --json prints it.

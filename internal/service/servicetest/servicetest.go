@@ -368,6 +368,15 @@ func testStats(t *testing.T, s api.Service) {
 	if err != nil || st.Entries != 3 || st.Sessions != 2 || st.Bodies != 1 || st.RawBytes == 0 || st.DedupSaved == 0 {
 		t.Fatalf("stats: %+v, %v", st, err)
 	}
+	// A search brings the index up to date: its files are counted apart
+	// from the store's.
+	if _, err := s.Search(context.Background(), api.Query{Text: "failing", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	st, err = s.Stats(context.Background())
+	if err != nil || st.IndexBytes == 0 || st.DiskBytes == 0 {
+		t.Fatalf("stats after a search: index %d bytes, store %d, %v", st.IndexBytes, st.DiskBytes, err)
+	}
 }
 
 func testDeref(t *testing.T, s api.Service) {

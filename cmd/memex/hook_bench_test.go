@@ -50,17 +50,21 @@ func hookProcessCPUOf(b *testing.B, bin, home string, payload []byte) (time.Dura
 // hookBinary is cmd/memex-hook, built once beside memexBin (as go install
 // ./cmd/... lays them out: it hands over to the memex beside it).
 func hookBinary(b *testing.B) string {
-	hookBinOnce.Do(func() {
-		hookBin = filepath.Join(filepath.Dir(memexBin), "memex-hook")
-		out, err := exec.Command("go", "build", "-o", hookBin, "../memex-hook").CombinedOutput()
-		if err != nil {
-			hookBinErr = fmt.Errorf("building memex-hook: %v %s", err, out)
-		}
-	})
+	hookBinOnce.Do(func() { hookBin, hookBinErr = buildHookBin(filepath.Dir(memexBin)) })
 	if hookBinErr != nil {
 		b.Fatal(hookBinErr)
 	}
 	return hookBin
+}
+
+// buildHookBin builds cmd/memex-hook into dir.
+func buildHookBin(dir string) (string, error) {
+	bin := filepath.Join(dir, "memex-hook")
+	out, err := exec.Command("go", "build", "-o", bin, "../memex-hook").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building memex-hook: %v %s", err, out)
+	}
+	return bin, nil
 }
 
 var (

@@ -143,3 +143,50 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestOpenCodePluginHooksToolCallsThroughMemexHook: with memex-hook
+// installed beside memex, the plugin runs it for a tool call (as the
+// command hooks of the other hosts do) and memex for the rest; the call
+// is archived all the same.
+func TestOpenCodePluginHooksToolCallsThroughMemexHook(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	bins := t.TempDir()
+	if err := os.Symlink(memexBin, filepath.Join(bins, "memex")); err != nil {
+		t.Fatal(err)
+	}
+	hookBin, err := buildHookBin(bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	repo := testutil.NewRepo(t, "git@github.com:acme/demo.git")
+	repo.Commit("init", map[string]string{"README.md": "# demo\n"})
+	t.Chdir(repo.Dir)
+	if r := run(t, store, nil, "install", "opencode", "--scope", "project", "--bin", filepath.Join(bins, "memex")); r.code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	src := readFile(t, filepath.Join(repo.Dir, ".opencode", "plugins", "memex.js"))
+	memex, _ := json.Marshal([]string{filepath.Join(bins, "memex"), "--home", store})
+	tool, _ := json.Marshal([]string{hookBin, "--home", store})
+	if !strings.Contains(src, "const MEMEX = "+string(memex)+"\n") || !strings.Contains(src, "const MEMEX_TOOL = "+string(tool)+"\n") {
+		t.Fatalf("plugin:\n%s", src)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "memex.mjs"), src)
+	writeFile(t, filepath.Join(dir, "driver.mjs"), `import { MemexPlugin } from "./memex.mjs"
+const hooks = await MemexPlugin({ directory: `+jsString(repo.Dir)+`, worktree: `+jsString(repo.Dir)+` })
+await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_A", callID: "call_1", args: { command: "make" } },
+  { title: "make", output: "make: *** [all] Error 2\n", metadata: { exit: 2 } })
+`)
+	if out, err := exec.Command(node, filepath.Join(dir, "driver.mjs")).CombinedOutput(); err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	e, _ := storedEntry(t, store, "call_1")
+	if e["exit"] != float64(2) || e["input"] != "make" || e["agent"] != "opencode" || e["session"] != "ses_A" {
+		t.Fatalf("the call memex-hook archived: %v", e)
+	}
+}

@@ -37,12 +37,20 @@ func (o *Options) argv(args ...string) []string {
 // read BIN [--home DIR] hook HOST EVENT, so that hookCommand recognises
 // either.
 func (o *Options) hookArgv(host, event string) []string {
-	if event == "PostToolUse" && o.HookBin != "" {
-		h := *o
-		h.Bin = o.HookBin
-		return h.argv("hook", host, event)
+	if event == "PostToolUse" {
+		return append(o.toolArgv(), "hook", host, event)
 	}
 	return o.argv("hook", host, event)
+}
+
+// toolArgv is the command line, before "hook HOST EVENT", of the handler
+// of a tool call: memex-hook's when there is one, memex's otherwise.
+func (o *Options) toolArgv() []string {
+	h := *o
+	if o.HookBin != "" {
+		h.Bin = o.HookBin
+	}
+	return h.argv()
 }
 
 // HookBinName is the hook binary go install ./cmd/... puts beside memex.

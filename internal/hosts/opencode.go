@@ -13,7 +13,8 @@ import (
 // OpenCode runs no command hooks: it loads JavaScript plugins from
 // .opencode/plugins/ (the project's) and ~/.config/opencode/plugins/ (the
 // user's). memex install opencode writes one there, memex.js, whose hooks
-// run memex hook opencode EVENT with memex's hook JSON on stdin:
+// run memex hook opencode EVENT with memex's hook JSON on stdin (a tool call
+// memex-hook's, when install found it beside memex):
 //
 //	tool.execute.after                  PostToolUse {session_id, cwd, tool_name,
 //	                                    tool_use_id (the callID), tool_input (the
@@ -35,10 +36,13 @@ import (
 // there without it is the user's and is left alone.
 const pluginMarker = "// memex: written by `memex install opencode`"
 
-// OpenCodePlugin is the plugin's source for the memex command argv.
-func OpenCodePlugin(argv []string) []byte {
+// OpenCodePlugin is the plugin's source for the memex command argv, and
+// toolArgv for the hook of a tool call (memex-hook's, when install found
+// one: HookBinBeside; argv otherwise).
+func OpenCodePlugin(argv, toolArgv []string) []byte {
 	cmd, _ := json.Marshal(argv)
-	return []byte(strings.ReplaceAll(openCodePlugin, "@MEMEX@", string(cmd)))
+	tool, _ := json.Marshal(toolArgv)
+	return []byte(strings.NewReplacer("@MEMEX@", string(cmd), "@MEMEX_TOOL@", string(tool)).Replace(openCodePlugin))
 }
 
 const openCodePlugin = pluginMarker + `; ` + "`memex uninstall opencode`" + ` removes it.
@@ -49,6 +53,9 @@ const openCodePlugin = pluginMarker + `; ` + "`memex uninstall opencode`" + ` re
 import { spawn } from "node:child_process"
 
 const MEMEX = @MEMEX@
+// A tool call's hook: memex-hook when it was installed beside memex (it archives
+// the call in a fraction of memex's start-up time), else memex.
+const MEMEX_TOOL = @MEMEX_TOOL@
 
 // hook runs memex hook opencode EVENT with input as JSON on stdin and resolves to
 // what it prints ("" on any failure, or after ms milliseconds).
@@ -58,7 +65,8 @@ function hook(event, input, ms = 10000) {
     let done = false
     const finish = () => { if (!done) { done = true; resolve(out) } }
     try {
-      const p = spawn(MEMEX[0], [...MEMEX.slice(1), "hook", "opencode", event], { stdio: ["pipe", "pipe", "inherit"] })
+      const bin = event === "PostToolUse" ? MEMEX_TOOL : MEMEX
+      const p = spawn(bin[0], [...bin.slice(1), "hook", "opencode", event], { stdio: ["pipe", "pipe", "inherit"] })
       const timer = setTimeout(() => { p.kill(); out = ""; finish() }, ms)
       p.stdout.on("data", (b) => { out += b })
       p.on("error", () => { clearTimeout(timer); out = ""; finish() })
@@ -156,6 +164,6 @@ func pluginEdit(o *Options, remove bool) func([]byte) ([]byte, error) {
 		if remove {
 			return nil, nil
 		}
-		return OpenCodePlugin(o.argv()), nil
+		return OpenCodePlugin(o.argv(), o.toolArgv()), nil
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/memex-archive/memex/eval"
 	"github.com/memex-archive/memex/internal/cli"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -141,7 +143,13 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 		return fmt.Errorf("eval budget: %s holds no probes (memex eval probes derives them from archived sessions)", o.probes)
 	}
 	ctx := c.Context()
-	s, ix, err := a.openIndex(ctx)
+	// What a search reads: the index brought up to date, or as it is
+	// when the store's disk is full.
+	h, err := a.open(ctx, home.Options{MustExist: true, OnFull: a.fullNotice})
+	if err != nil {
+		return err
+	}
+	ix, err := service.CaughtUp(ctx, h, a.log)
 	if err != nil {
 		return err
 	}
@@ -156,7 +164,7 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.save && keep.SaveDir == "" {
 		keep.SaveDir = eval.RunsDir(a.home)
 	}
-	rep, saved, err := eval.RunBudget(ctx, eval.Env{Store: s, Index: ix}, probes, opts, keep)
+	rep, saved, err := eval.RunBudget(ctx, eval.Env{Store: h.Store, Index: ix}, probes, opts, keep)
 	if err != nil {
 		return err
 	}

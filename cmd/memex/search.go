@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,12 +8,10 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
-	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/index"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
-	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -74,41 +71,10 @@ best hits.`,
 	return c
 }
 
-// openIndex opens the store and the index beside it, and brings the index
-// up to date with the archive (so that an entry is searchable as soon as
-// its add returned). Both are closed with the home. A home without a store
-// is home.ErrNoStore: there is nothing to search.
-func (a *app) openIndex(ctx context.Context) (*archive.Store, *index.Index, error) {
-	var h *home.Home
-	full, err := a.searchable(func(o home.Options) (err error) {
-		h, err = a.open(ctx, o)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if full {
-		ix, err := h.Index()
-		return h.Store, ix, err
-	}
-	ix, err := service.CaughtUp(ctx, h, a.log)
-	return h.Store, ix, err
-}
-
-// searchable opens with open what a search reads: for writing, so that
-// the index can be brought up to date, or, when the store's disk is full
-// (there is no room for that), for reading the index as it is; full says
-// which.
-func (a *app) searchable(open func(home.Options) error) (full bool, err error) {
-	err = open(home.Options{MustExist: true})
-	if !errors.Is(err, memex.ErrDiskFull) {
-		return false, err
-	}
-	if err = open(home.Options{Shared: true}); err != nil {
-		return true, err
-	}
+// fullNotice says that a search reads the index as it is: the store's
+// disk is full (home.Options.OnFull).
+func (a *app) fullNotice() {
 	fmt.Fprintln(a.stderr, "memex: the store's disk is full: searching the index as it was last brought up to date")
-	return true, nil
 }
 
 func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
@@ -116,11 +82,8 @@ func (a *app) runSearch(c *cobra.Command, q api.Query, asJSON bool) error {
 		return cli.Usagef("--limit %d: want a positive number", q.Limit)
 	}
 	ctx := c.Context()
-	var svc api.Service
-	if _, err := a.searchable(func(o home.Options) (err error) {
-		svc, err = a.service(ctx, o)
-		return err
-	}); err != nil {
+	svc, err := a.service(ctx, home.Options{MustExist: true, OnFull: a.fullNotice})
+	if err != nil {
 		return err
 	}
 	if q.Limit > index.MaxLimit {

@@ -88,6 +88,11 @@ type Options struct {
 	RepairWAL bool
 	// Logger gets the store's and the index's log lines; nil drops them.
 	Logger *slog.Logger
+	// OnFull, when set, lets a writer's Open of a store whose disk is full
+	// (memex.ErrDiskFull: no room to write) open it for reading instead,
+	// as Shared does, and is called once it has: a search then reads the
+	// index as it was last brought up to date.
+	OnFull func()
 }
 
 // Home is an open $MEMEX_HOME: its lock held and its store open. A Home is
@@ -109,6 +114,19 @@ type Home struct {
 // dir, its store and its directories (mode 0700) as needed and tightens
 // their modes; a reader creates nothing.
 func Open(ctx context.Context, dir string, opts Options) (*Home, error) {
+	h, err := open(ctx, dir, opts)
+	if opts.Shared || opts.OnFull == nil || !errors.Is(err, memex.ErrDiskFull) {
+		return h, err
+	}
+	opts.Shared = true
+	if h, err = open(ctx, dir, opts); err != nil {
+		return nil, err
+	}
+	opts.OnFull()
+	return h, nil
+}
+
+func open(ctx context.Context, dir string, opts Options) (*Home, error) {
 	if opts.Wait == 0 {
 		opts.Wait = DefaultWait
 	}

@@ -78,7 +78,7 @@ func OpenHome(ctx context.Context, dir string, o home.Options, so Options) (*hom
 	if err != nil {
 		return nil, err
 	}
-	if !o.Shared {
+	if !h.Shared() { // o.OnFull may have opened it for reading
 		drainLogged(ctx, h, so)
 	}
 	return h, nil

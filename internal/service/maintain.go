@@ -239,11 +239,12 @@ func reindexStore(ctx context.Context, s *archive.Store, ix *index.Index, progre
 // CaughtUp is the index of h brought up to date with the archive (so that
 // an entry is searchable as soon as its add returned), for a command that
 // reads the index itself (memex eval); what the catch-up had to repair
-// is logged.
+// is logged. The index of a home opened for reading (a store whose disk
+// is full: home.Options.OnFull) is read as it is, as a search reads it.
 func CaughtUp(ctx context.Context, h *home.Home, log *slog.Logger) (*index.Index, error) {
 	ix, err := h.Index()
-	if err != nil {
-		return nil, err
+	if err != nil || h.Shared() {
+		return ix, err
 	}
 	st, err := catchup.CatchUp(ctx, h.Store, ix)
 	if err != nil {

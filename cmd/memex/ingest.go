@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -9,7 +9,7 @@ import (
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/render"
-	"github.com/memex-archive/memex/summarize"
+	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
 
@@ -143,17 +143,9 @@ func (a *app) finishIngest(format ingest.Format, noIndex, asJSON bool, res api.I
 	// Every file problem, after the report where it is seen last, but
 	// once: the first ones were printed as they happened.
 	w.Rest(res.FileErrors, res.Unusable)
-	switch {
-	case len(res.FileErrors) > 0 && res.Files == 0 && res.Unchanged == 0:
-		// No path yielded a file (each got its line above).
-		return cli.Exit(cli.ExitFailure)
-	case res.Files > 0 && len(res.Unusable) == res.Files && res.Unchanged == 0:
-		// Every file found is in another format (or wholly malformed).
-		what := "valid " + string(format) + " record"
-		if format == ingest.Auto {
-			what = "valid record of a format memex reads"
-		}
-		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(res.Files, "file"))
+	err = service.IngestOutcome(format, res)
+	if errors.Is(err, service.ErrNoFile) {
+		return cli.Exit(cli.ExitFailure) // each path got its line above
 	}
-	return nil
+	return err
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/summarize"
 )
 
 // importer is the Ingester over a home: memex ingest, POST /v1/ingest
@@ -123,4 +125,28 @@ func IngestResult(rep ingest.Report, indexed int) api.IngestResult {
 		Ignored: rep.Ignored, Redacted: rep.Redacted, RedactedKinds: rep.RedactedKinds, InvalidUTF8: rep.InvalidUTF8,
 		Bytes: rep.Bytes, BodyBytes: rep.BodyBytes, Commits: rep.Commits, FileErrors: rep.FileErrors, Unusable: rep.Unusable,
 		Indexed: indexed}
+}
+
+// ErrNoFile is IngestOutcome's answer for an import of which no path
+// yielded a file; the result's FileErrors say why, each path in a line.
+var ErrNoFile = errors.New("ingest: no path yielded a file")
+
+// IngestOutcome is what the result of an import of format means as a
+// whole, local or served alike: nil when a file was read, or every file
+// found was imported before (a path or a file that yields nothing beside
+// others that do is only reported, as a malformed line is); ErrNoFile
+// when no path yielded a file; an error saying nothing was imported when
+// every file found was unusable (of another format, or wholly malformed).
+func IngestOutcome(format ingest.Format, res api.IngestResult) error {
+	switch {
+	case len(res.FileErrors) > 0 && res.Files == 0 && res.Unchanged == 0:
+		return ErrNoFile
+	case res.Files > 0 && len(res.Unusable) == res.Files && res.Unchanged == 0:
+		what := "valid " + string(format) + " record"
+		if format == ingest.Auto {
+			what = "valid record of a format memex reads"
+		}
+		return fmt.Errorf("ingest: nothing imported: no %s in the %s read", what, summarize.Plural(res.Files, "file"))
+	}
+	return nil
 }

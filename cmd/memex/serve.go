@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -69,31 +67,6 @@ reads $MEMEX_HOME/serve.key) may import any path.`,
 	return c
 }
 
-// ingestFormats parses --ingest: each name must be a format with default
-// locations (the server has no paths to give the others); anything else
-// is a usage error. A name given twice is read once; empty ones are
-// skipped.
-func ingestFormats(names []string) ([]ingest.Format, error) {
-	var formats []ingest.Format
-	for _, name := range names {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
-		f, err := ingest.ParseFormat(name)
-		if err != nil {
-			return nil, cli.Usagef("--ingest %q: not a transcript format; --ingest takes %s", name, ingest.FormatList(service.Watchable()))
-		}
-		if !slices.Contains(service.Watchable(), f) {
-			return nil, cli.Usagef("--ingest %s: that format has no default location to read; --ingest takes %s "+
-				"(import %s files with memex ingest %s PATH or POST /v1/ingest)", f, ingest.FormatList(service.Watchable()), f, f)
-		}
-		if !slices.Contains(formats, f) {
-			formats = append(formats, f)
-		}
-	}
-	return formats, nil
-}
-
 // runServe serves with o, the options the flags set, and the --ingest
 // names given.
 func (a *app) runServe(ctx context.Context, o serve.Options, ingestNames []string) error {
@@ -103,8 +76,8 @@ func (a *app) runServe(ctx context.Context, o serve.Options, ingestNames []strin
 		return cli.Usagef("--addr %q: %v", o.Addr, err)
 	}
 	var err error
-	if o.Formats, err = ingestFormats(ingestNames); err != nil {
-		return err
+	if o.Formats, err = service.WatchFormats(ingestNames); err != nil {
+		return cli.Usagef("--ingest %s", memex.Sentence(err))
 	}
 	if o.Every < time.Second {
 		// Below a second the loop would spin on the transcripts' files.

@@ -2,11 +2,15 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/catchup"
@@ -94,6 +98,33 @@ func Watchable() []ingest.Format {
 		}
 	}
 	return out
+}
+
+// WatchFormats parses the names of the formats a server imports in the
+// background (BackgroundOptions.Formats, memex serve --ingest): each must
+// be Watchable, the others having no default location to read. A name
+// given twice is read once; empty ones are skipped. A name refused is
+// memex.ErrInvalid, with the formats taken in its hint.
+func WatchFormats(names []string) ([]ingest.Format, error) {
+	taken := "the formats imported in the background are " + ingest.FormatList(Watchable())
+	var formats []ingest.Format
+	for _, name := range names {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		f, err := ingest.ParseFormat(name)
+		if err != nil {
+			return nil, memex.Errorf(memex.ErrInvalid, "%q: not a transcript format", name).WithHint(taken)
+		}
+		if !slices.Contains(Watchable(), f) {
+			return nil, memex.Errorf(memex.ErrInvalid, "%s: that format has no default location to read", f).
+				WithHint(fmt.Sprintf("import %s files with memex ingest %s PATH or POST /v1/ingest; %s", f, f, taken))
+		}
+		if !slices.Contains(formats, f) {
+			formats = append(formats, f)
+		}
+	}
+	return formats, nil
 }
 
 // IngestRoots are the directories POST /v1/ingest reads from

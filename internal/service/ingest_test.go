@@ -2,8 +2,11 @@ package service_test
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/service"
@@ -35,6 +38,24 @@ func TestIngestOutcome(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		case c.want != "" && c.want != "nofile" && (err == nil || err.Error() != c.want):
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestWatchFormats(t *testing.T) {
+	got, err := service.WatchFormats([]string{"codex", " claude-code", "", "codex"})
+	if err != nil || !slices.Equal(got, []ingest.Format{ingest.Codex, ingest.ClaudeCode}) {
+		t.Fatalf("got %v, %v: want codex, claude-code once each", got, err)
+	}
+	taken := "the formats imported in the background are " + ingest.FormatList(service.Watchable())
+	for name, want := range map[string]string{
+		"bogus":          `"bogus": not a transcript format; ` + taken,
+		"jsonl":          "jsonl: that format has no default location to read; import jsonl files with memex ingest jsonl PATH or POST /v1/ingest; " + taken,
+		"mini-swe-agent": "mini-swe-agent: that format has no default location to read",
+	} {
+		_, err := service.WatchFormats([]string{"codex", name})
+		if !errors.Is(err, memex.ErrInvalid) || !strings.HasPrefix(memex.Sentence(err), want) {
+			t.Errorf("%s: %v, want ErrInvalid saying %q", name, err, want)
 		}
 	}
 }

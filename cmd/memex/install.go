@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/homedir"
 	"github.com/memex-archive/memex/internal/hosts"
@@ -78,20 +75,7 @@ func (a *app) runInstall(ctx context.Context, o installOptions, verb, host strin
 	if !hosts.Known(host) {
 		return cli.Usagef("unknown host %q: want %s", host, strings.Join(hosts.Names, ", "))
 	}
-	uninstall := verb == "uninstall"
 	opts := hosts.Options{Project: o.scope == "project", Bin: o.bin, Home: homedir.Flag(a.home),
-		Manifest: filepath.Join(a.home, "installs.json")}
-	if !uninstall {
-		if err := opts.InstallBins(ctx); err != nil {
-			return err
-		}
-	}
-	changes, err := hosts.Plan(host, opts, uninstall)
-	if err != nil {
-		if errors.Is(err, memex.ErrInvalid) {
-			return err
-		}
-		return fmt.Errorf("%s %s: %w", verb, host, err)
-	}
-	return hosts.Write(a.stdout, changes, verb, o.dryRun)
+		Manifest: filepath.Join(a.home, hosts.ManifestFile)}
+	return hosts.Install(ctx, a.stdout, host, opts, verb == "uninstall", o.dryRun)
 }

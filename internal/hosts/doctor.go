@@ -74,9 +74,9 @@ func InstallCommand(home, host, scope string) string {
 func Check(ctx context.Context, o CheckOptions) ([]Health, []Problem) {
 	out, problems := []Health{}, []Problem{}
 	problem := func(where, p, fix string) { problems = append(problems, Problem{where, p, fix}) }
-	recorded, err := Installed(filepath.Join(o.Home, "installs.json"))
+	recorded, err := Installed(filepath.Join(o.Home, ManifestFile))
 	if err != nil {
-		problem("installs.json", err.Error(), "move it away; memex install writes a new one")
+		problem(ManifestFile, err.Error(), "move it away; memex install writes a new one")
 	}
 	scopes := []bool{false}
 	if cwd, err := os.Getwd(); err == nil && cwd != "" {

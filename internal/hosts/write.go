@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,36 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memex-archive/memex"
 )
+
+// ManifestFile is the file of a memex home in which install keeps its
+// record (Options.Manifest): what it created, and the user's originals.
+const ManifestFile = "installs.json"
+
+// Install writes memex's configuration into host's files as o says, or
+// with uninstall removes it, and says on w what became of each file
+// (Write; with dryRun the changes are printed, not written). An install
+// first settles the binaries the host runs (InstallBins). A refusal that
+// says what to fix (memex.ErrInvalid) is returned as it is; other errors
+// are prefixed with the verb and the host.
+func Install(ctx context.Context, w io.Writer, host string, o Options, uninstall, dryRun bool) error {
+	verb := "install"
+	if uninstall {
+		verb = "uninstall"
+	} else if err := o.InstallBins(ctx); err != nil {
+		return err
+	}
+	changes, err := Plan(host, o, uninstall)
+	if err != nil {
+		if errors.Is(err, memex.ErrInvalid) {
+			return err
+		}
+		return fmt.Errorf("%s %s: %w", verb, host, err)
+	}
+	return Write(w, changes, verb, dryRun)
+}
 
 // Apply writes c (a changed file). A file that existed is first copied to
 // PATH.memex-backup-STAMP (STAMP the UTC time to the nanosecond; a number

@@ -68,8 +68,7 @@ func (a *app) procedures(ctx context.Context, req api.ProceduresRequest) (memory
 
 type exportOptions struct {
 	project string
-	dir     string
-	file    string
+	target  string // --dir or --file
 	stdout  bool
 }
 
@@ -87,89 +86,59 @@ func (a *app) exportCommand() *cobra.Command {
 The output holds no date of its own: exporting again with no new runs leaves the file
 byte for byte as it was (and says so). Every line cites the runs behind it by ID.`,
 	}
-	c.AddCommand(a.exportSkillsCommand(), a.exportAgentsCommand())
-	return c
-}
-
-func (a *app) exportSkillsCommand() *cobra.Command {
-	var o exportOptions
-	c := &cobra.Command{
-		Use:   "skills [--project P] [--dir DIR] [--stdout]",
-		Short: "Write the procedures as a Claude Code skill (SKILL.md)",
-		Example: `  memex export skills
+	c.AddCommand(
+		a.exportToCommand(service.Skill, "skills [--project P] [--dir DIR] [--stdout]",
+			"Write the procedures as a Claude Code skill (SKILL.md)",
+			`  memex export skills
   memex export skills --project github.com/acme/api --dir ~/.claude/skills`,
-		Args: cli.ExactArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := a.procedures(c.Context(), api.ProceduresRequest{Project: o.project})
-			if err != nil {
-				return err
-			}
-			if o.stdout {
-				_, err := a.stdout.Write(memory.Skill(res))
-				return err
-			}
-			path, err := service.SkillFile(o.dir)
-			if err != nil {
-				return err
-			}
-			return a.saidExport(path)(service.ExportSkill(path, res))
-		},
-	}
-	f := c.Flags()
-	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
-	f.StringVar(&o.dir, "dir", "", "the skills folder (default: .claude/skills in the repository)")
-	f.BoolVar(&o.stdout, "stdout", false, "print the file instead of writing it")
+			"dir", "the skills folder (default: .claude/skills in the repository)"),
+		a.exportToCommand(service.AgentsMD, "agents-md [--project P] [--file FILE] [--stdout]",
+			"Write the procedures as a section of AGENTS.md",
+			`  memex export agents-md
+  memex export agents-md --file docs/AGENTS.md`,
+			"file", "the file (default: AGENTS.md in the repository)"))
 	return c
 }
 
-func (a *app) exportAgentsCommand() *cobra.Command {
+// exportToCommand is an export subcommand: x written where the flag named
+// target says.
+func (a *app) exportToCommand(x service.Export, use, short, example, target, targetUsage string) *cobra.Command {
 	var o exportOptions
 	c := &cobra.Command{
-		Use:   "agents-md [--project P] [--file FILE] [--stdout]",
-		Short: "Write the procedures as a section of AGENTS.md",
-		Example: `  memex export agents-md
-  memex export agents-md --file docs/AGENTS.md`,
-		Args: cli.ExactArgs(0),
+		Use:     use,
+		Short:   short,
+		Example: example,
+		Args:    cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			res, err := a.procedures(c.Context(), api.ProceduresRequest{Project: o.project})
 			if err != nil {
 				return err
 			}
-			file, err := service.AgentsFile(o.file)
-			if err != nil {
-				return err
-			}
 			if o.stdout {
-				data, err := service.AgentsMDOf(file, res)
+				data, err := x.Content(o.target, res)
 				if err != nil {
 					return err
 				}
 				_, err = a.stdout.Write(data)
 				return err
 			}
-			return a.saidExport(file)(service.ExportAgentsMD(file, res))
+			path, wrote, err := x.Write(o.target, res)
+			if err != nil {
+				return err
+			}
+			if wrote {
+				fmt.Fprintf(a.stdout, "wrote %s\n", path)
+			} else {
+				fmt.Fprintf(a.stdout, "%s unchanged\n", path)
+			}
+			return nil
 		},
 	}
 	f := c.Flags()
 	f.Var(projectValue{&o.project}, "project", "the project (default: the current directory's)")
-	f.StringVar(&o.file, "file", "", "the file (default: AGENTS.md in the repository)")
+	f.StringVar(&o.target, target, "", targetUsage)
 	f.BoolVar(&o.stdout, "stdout", false, "print the file instead of writing it")
 	return c
-}
-
-// saidExport says whether an export changed the file at path.
-func (a *app) saidExport(path string) func(wrote bool, err error) error {
-	return func(wrote bool, err error) error {
-		if err != nil {
-			return err
-		}
-		if wrote {
-			fmt.Fprintf(a.stdout, "wrote %s\n", path)
-		} else {
-			fmt.Fprintf(a.stdout, "%s unchanged\n", path)
-		}
-		return nil
-	}
 }
 
 func (a *app) lessonsCommand() *cobra.Command {

@@ -38,25 +38,54 @@ func AgentsFile(file string) (string, error) {
 	return filepath.Join(root, "AGENTS.md"), nil
 }
 
-// ExportSkill writes res as the skill at path and reports whether the file
-// changed.
-func ExportSkill(path string, res memory.ProceduresResult) (bool, error) {
-	data := memory.Skill(res)
-	return memory.WriteExport(path, func([]byte) []byte { return data })
+// An Export writes a project's procedures into a file agents read
+// (memex export): Skill or AgentsMD.
+type Export struct {
+	// File is the file written for the path given (memex export's --dir,
+	// --file); "" is the default, in the repository holding the current
+	// directory.
+	File func(given string) (string, error)
+	// Render is the file's content for what it holds now (nil: nothing).
+	Render func(old []byte, res memory.ProceduresResult) []byte
+	// Whole says that Render does not read what the file holds: printing
+	// the export needs no file.
+	Whole bool
 }
 
-// ExportAgentsMD writes res as memex's section of the AGENTS.md at path,
-// the rest of the file untouched, and reports whether the file changed.
-func ExportAgentsMD(path string, res memory.ProceduresResult) (bool, error) {
-	return memory.WriteExport(path, func(old []byte) []byte { return memory.AgentsMD(old, res) })
+var (
+	// Skill writes the procedures as a Claude Code skill, whole.
+	Skill = Export{File: SkillFile, Whole: true,
+		Render: func(_ []byte, res memory.ProceduresResult) []byte { return memory.Skill(res) }}
+	// AgentsMD writes them as memex's section of an AGENTS.md, the rest
+	// of the file untouched.
+	AgentsMD = Export{File: AgentsFile, Render: memory.AgentsMD}
+)
+
+// Write writes res into the file for given and returns the file's path
+// and whether it changed: exporting again with nothing new leaves the
+// file byte for byte as it was.
+func (x Export) Write(given string, res memory.ProceduresResult) (string, bool, error) {
+	path, err := x.File(given)
+	if err != nil {
+		return "", false, err
+	}
+	wrote, err := memory.WriteExport(path, func(old []byte) []byte { return x.Render(old, res) })
+	return path, wrote, err
 }
 
-// AgentsMDOf is the AGENTS.md at path as ExportAgentsMD would write it
-// (memex export agents-md --stdout); a missing file is an empty one.
-func AgentsMDOf(path string, res memory.ProceduresResult) ([]byte, error) {
+// Content is the file for given as Write would write it (memex export
+// --stdout); a missing file is an empty one.
+func (x Export) Content(given string, res memory.ProceduresResult) ([]byte, error) {
+	if x.Whole {
+		return x.Render(nil, res), nil
+	}
+	path, err := x.File(given)
+	if err != nil {
+		return nil, err
+	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	return memory.AgentsMD(old, res), nil
+	return x.Render(old, res), nil
 }

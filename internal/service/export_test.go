@@ -43,32 +43,33 @@ func TestExportFilesOutsideRepository(t *testing.T) {
 func TestExportAgentsMDKeepsTheRestAndIsStable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "AGENTS.md")
 	res := memory.ProceduresResult{Project: "p"}
-	if data, err := AgentsMDOf(path, res); err != nil || !strings.Contains(string(data), "memex:procedures begin") {
+	if data, err := AgentsMD.Content(path, res); err != nil || !strings.Contains(string(data), "memex:procedures begin") {
 		t.Fatalf("agents-md of a missing file: %q %v", data, err)
 	}
 	os.WriteFile(path, []byte("# Notes\n\nkeep me\n"), 0o644)
-	if wrote, err := ExportAgentsMD(path, res); err != nil || !wrote {
-		t.Fatalf("first export: %v %v", wrote, err)
+	if got, wrote, err := AgentsMD.Write(path, res); err != nil || !wrote || got != path {
+		t.Fatalf("first export: %q %v %v", got, wrote, err)
 	}
 	b, _ := os.ReadFile(path)
 	if !strings.Contains(string(b), "keep me") || !strings.Contains(string(b), "memex:procedures end") {
 		t.Fatalf("AGENTS.md after export:\n%s", b)
 	}
-	if wrote, err := ExportAgentsMD(path, res); err != nil || wrote {
+	if _, wrote, err := AgentsMD.Write(path, res); err != nil || wrote {
 		t.Fatalf("export again with nothing new: wrote %v %v", wrote, err)
 	}
-	if data, _ := AgentsMDOf(path, res); string(data) != string(b) {
+	if data, _ := AgentsMD.Content(path, res); string(data) != string(b) {
 		t.Fatalf("--stdout differs from the file written")
 	}
 
-	skill := filepath.Join(t.TempDir(), memory.SkillName, "SKILL.md")
-	if wrote, err := ExportSkill(skill, res); err != nil || !wrote {
-		t.Fatalf("skill export: %v %v", wrote, err)
+	dir := t.TempDir()
+	skill := filepath.Join(dir, memory.SkillName, "SKILL.md")
+	if got, wrote, err := Skill.Write(dir, res); err != nil || !wrote || got != skill {
+		t.Fatalf("skill export: %q %v %v", got, wrote, err)
 	}
 	if b, _ := os.ReadFile(skill); string(b) != string(memory.Skill(res)) {
 		t.Fatalf("SKILL.md: %q", b)
 	}
-	if wrote, err := ExportSkill(skill, res); err != nil || wrote {
+	if _, wrote, err := Skill.Write(dir, res); err != nil || wrote {
 		t.Fatalf("skill export again: wrote %v %v", wrote, err)
 	}
 }

@@ -134,7 +134,7 @@ func parseClaude(ctx context.Context, s *source) error {
 
 	end, endLine, err := s.eachLine(ctx, func(raw []byte, off int64, no int) error {
 		var l ccLine
-		if err := json.Unmarshal(raw, &l); err != nil {
+		if err := unmarshal(raw, &l); err != nil {
 			s.skip(no, "malformed json", err)
 			return nil
 		}
@@ -200,7 +200,7 @@ func parseClaude(ctx context.Context, s *source) error {
 			return nil
 		}
 		var blocks []ccBlock
-		if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
+		if err := unmarshal(l.Message.Content, &blocks); err != nil {
 			s.skip(no, "malformed content", err)
 			return nil
 		}

@@ -71,8 +71,7 @@ files those entries name are read, within a time bound; a list cut by it says so
 
 The checkout is the current directory's repository; its project is the default.
 
---json: {"project","checked","partial","items":[{"id","summary","session","agent",
-"created","mark","evidence":[{"state","path","from","to","line","now"}]}]}`,
+` + cli.JSONHelp(memory.StaleResult{}),
 		Example: `  memex stale
   memex stale --limit 20 --json`,
 		Args: cli.ExactArgs(0),

@@ -42,8 +42,7 @@ too small for anything useful is an error that names the minimum.
 
 ` + aliasHelp + `
 
---json: {"budget","used","items":[{"id","summary","tokens","complete","binary","encoding","content",
-"omitted":[{"from","to","tokens"}],"mark","evidence"}],"missing":[...]}
+` + cli.JSONHelp(deref.Result{}) + `
 
 An entry that showed lines of a file of the current checkout's project (a read, a view,
 an edit's snippet, grep hits) is checked against the file as it is now: its header says
@@ -97,11 +96,11 @@ and listings, and recent entries over old ones; a footer says how many were left
 
 With neither --session nor --project: the session of $MEMEX_SESSION,
 $CLAUDE_CODE_SESSION_ID or $CODEX_THREAD_ID, else the project of the current directory.
---before ID shows the view as it was just before that entry.
+--before ID shows the view as it was just before that entry. Entries whose file lines
+no longer stand in the current checkout say so on their line (--no-check skips it).
 
---json: {"budget","used","total","omitted","entries":[{"id","summary","tokens","kind",
-"tool","created","mark","evidence"}]} with entries in session order; entries whose file
-lines no longer stand in the current checkout say so on their line (--no-check skips it).`,
+` + cli.JSONHelp(deref.ContextResult{}) + `
+with entries in session order.`,
 		Example: `  memex context --session 5f0c2a91 --budget 2000
   memex context --project ~/src/api --before 01JD8X3N6Q4W0G2Y7T5R9KZC1M --json`,
 		Args: cli.ExactArgs(0),

@@ -37,10 +37,7 @@ Procedures are brought up to date by every import (memex ingest, the hooks); mem
 distill rebuilds them from the whole archive. memex export skills and memex export
 agents-md write them for agents to read.
 
---json: {"project","sessions","runs","rule":{"MinPasses","MinSessions","MinVariantPasses"},
-"procedures":[{"family","rank","invocation","command","steps":[{"text","seen","passed",
-"last_passed","runs"}],"seen","passed","sessions","last_passed","example","runs",
-"variants":[{"delta","command","seen","passed","last_passed","example","runs"}],"other"}]}`,
+` + cli.JSONHelp(memory.ProceduresResult{}),
 		Example: `  memex procedures
   memex procedures --project github.com/django/django --family test --json`,
 		Args: cli.ExactArgs(0),
@@ -153,7 +150,7 @@ in between), reverted (the edits made were undone) or abandoned (it never passed
 lesson is an entry of kind lesson in its session, with the IDs of its evidence; memex
 show ID prints it with that evidence, memex search finds it before the raw failures.
 
---json: [{"id","status","text","command","session","agent","created","cites"}]`,
+` + cli.JSONHelp([]memory.LessonItem{}),
 		Example: `  memex lessons
   memex lessons --status fixed --limit 20 --json`,
 		Args: cli.ExactArgs(0),
@@ -186,7 +183,7 @@ from, for every session (of --project only, when given). Imports and hooks do th
 the sessions they add to; run it for an archive written before memex had lessons, or
 after a distillation was interrupted. Lessons that did not change are left as they are.
 
---json: {"sessions","lessons","added","kept","removed","runs"}`,
+` + cli.JSONHelp(memory.UpdateReport{}),
 		Example: `  memex distill
   memex distill --project github.com/django/django --json`,
 		Args: cli.ExactArgs(0),

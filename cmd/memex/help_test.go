@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex/deref"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/memory"
 )
@@ -12,7 +13,13 @@ import (
 // prints (cli.JSONShape), every one of them.
 func TestHelpListsTheJSONFields(t *testing.T) {
 	for cmd, v := range map[string]any{
-		"stale": memory.StaleResult{},
+		"stale":      memory.StaleResult{},
+		"handoff":    memory.Capsule{},
+		"procedures": memory.ProceduresResult{},
+		"lessons":    []memory.LessonItem{},
+		"distill":    memory.UpdateReport{},
+		"deref":      deref.Result{},
+		"context":    deref.ContextResult{},
 	} {
 		r := run(t, t.TempDir(), nil, cmd, "--help")
 		if want := cli.JSONHelp(v); r.code != 0 || !strings.Contains(r.stdout, want) {

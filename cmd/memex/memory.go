@@ -31,9 +31,7 @@ when what the last edit showed no longer stands there, "file gone" when the file
 The project defaults to the current directory's. Agent hosts get the capsule at the start
 of a session through memex's SessionStart hook (see docs/memory.md).
 
---json: {"project","budget","used","sessions","entries","sections":[{"name","title",
-"items":[{"id","text","agent","session","created","path","edits","mark","evidence"}],
-"omitted"}],"text"}`,
+` + cli.JSONHelp(memory.Capsule{}),
 		Example: `  memex handoff
   memex handoff --project github.com/acme/api --budget 800 --json`,
 		Args: cli.ExactArgs(0),

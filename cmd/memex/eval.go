@@ -156,10 +156,7 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if o.share < 0 || o.share >= 1 {
 		return cli.Usagef("--summary-share wants a number from 0 up to 1")
 	}
-	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share}
-	if bar := cli.Progress(a.stderr, "eval", o.quiet || o.json); bar != nil {
-		opts.Progress = func(done, total int) { bar(int64(done), int64(total)) }
-	}
+	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share, Progress: cli.Counter(a.stderr, "eval", o.quiet || o.json)}
 	keep := eval.Keep{Outcomes: o.outcomes, Plot: o.plot, SaveDir: o.saveDir, Probes: o.probes}
 	if o.save && keep.SaveDir == "" {
 		keep.SaveDir = eval.RunsDir(a.home)

@@ -47,10 +47,4 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 
 // progressFunc returns the progress bar of a reindex on a terminal (nil
 // elsewhere, and with --json).
-func (a *app) progressFunc() func(done, total int) {
-	bar := cli.Progress(a.stderr, "reindex", a.quiet)
-	if bar == nil {
-		return nil
-	}
-	return func(done, total int) { bar(int64(done), int64(total)) }
-}
+func (a *app) progressFunc() func(done, total int) { return cli.Counter(a.stderr, "reindex", a.quiet) }

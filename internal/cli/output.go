@@ -75,6 +75,16 @@ func Progress(stderr io.Writer, desc string, quiet bool) func(done, total int64)
 	}
 }
 
+// Counter is Progress for a count of items (entries, probes): the same
+// bar, told in ints, and nil where Progress is.
+func Counter(stderr io.Writer, desc string, quiet bool) func(done, total int) {
+	bar := Progress(stderr, desc, quiet)
+	if bar == nil {
+		return nil
+	}
+	return func(done, total int) { bar(int64(done), int64(total)) }
+}
+
 // Pager returns where long output should go: $PAGER (default less -FRX)
 // when stdout is a terminal, else stdout itself. done waits for the pager.
 func Pager(stdout, stderr io.Writer) (w io.Writer, done func()) {

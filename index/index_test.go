@@ -284,6 +284,13 @@ func TestTimeBounds(t *testing.T) {
 	if got := f.names(t, Query{Text: "config after:" + third}); !reflect.DeepEqual(got, []string{"thinking"}) {
 		t.Errorf("config after:%s = %v, want [thinking]", third, got)
 	}
+	// Since writes that bound in the query's syntax.
+	if got := f.names(t, Query{Text: Since("config", t0.Add(2*time.Minute))}); !reflect.DeepEqual(got, []string{"thinking"}) {
+		t.Errorf("Since(config, third) = %v, want [thinking]", got)
+	}
+	if Since("config", time.Time{}) != "config" {
+		t.Errorf("Since with no time changed the text")
+	}
 	if got := f.names(t, Query{Text: "config before:" + third}); !reflect.DeepEqual(got, []string{"parse"}) {
 		t.Errorf("config before:%s = %v, want [parse]", third, got)
 	}

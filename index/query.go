@@ -52,6 +52,15 @@ const (
 	MaxWords     = 32
 )
 
+// Since is text narrowed to entries created at t or later, in the query
+// syntax (after:T, to the nanosecond); text itself when t is zero.
+func Since(text string, t time.Time) string {
+	if t.IsZero() {
+		return text
+	}
+	return text + " after:" + t.UTC().Format(time.RFC3339Nano)
+}
+
 // parsed is a query after parsing: what the bleve query is built from.
 type parsed struct {
 	words   []qword

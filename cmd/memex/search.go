@@ -52,7 +52,7 @@ best hits.`,
   memex search "migration rollback staging" --sessions --limit 5`,
 		Args: cli.NeedArgs("search takes a query"),
 		RunE: func(c *cobra.Command, args []string) error {
-			q.Text = sinceText(strings.Join(args, " "), since)
+			q.Text = index.Since(strings.Join(args, " "), since)
 			return a.runSearch(c, q, asJSON)
 		},
 	}
@@ -112,13 +112,4 @@ func searchError(err error) error {
 		return err
 	}
 	return cli.Usagef("search: %s", memex.Sentence(err))
-}
-
-// sinceText is a search text narrowed to entries created at since or
-// later, in the query syntax that local and served searches share.
-func sinceText(text string, since time.Time) string {
-	if since.IsZero() {
-		return text
-	}
-	return text + " after:" + since.UTC().Format(time.RFC3339Nano)
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
-	"github.com/memex-archive/memex/eval"
 	"github.com/memex-archive/memex/ingest"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
@@ -90,7 +89,6 @@ func (a *app) runServe(ctx context.Context, o serve.Options, ingestNames []strin
 	if err != nil {
 		return err
 	}
-	o.EvalDirs = append([]string{eval.RunsDir(a.home)}, o.EvalDirs...)
 	o.Service, o.Version, o.Logger, o.Stderr = a.serviceOptions(), version, a.log, a.stderr
 	return serve.Run(ctx, h, o)
 }

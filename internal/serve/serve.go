@@ -41,7 +41,8 @@ type Options struct {
 	// IngestRoots are directories POST /v1/ingest may read under, besides
 	// the hosts' default locations.
 	IngestRoots []string
-	// EvalDirs are the folders of saved eval runs the viewer shows.
+	// EvalDirs are folders of saved eval runs the viewer shows besides the
+	// home's own (eval.RunsDir), which comes first.
 	EvalDirs []string
 	// Formats are the hosts whose transcripts are imported in the
 	// background, every Every.
@@ -127,7 +128,7 @@ func newServer(h *home.Home, o Options, stderr io.Writer) (server, string, strin
 	s := h.Store
 	checkout := o.Service.CheckoutAt
 	viewer, err := web.New(web.Options{Store: s, Catalog: SessionKeys{s}, Index: service.Searcher{Store: s, Index: h.Index},
-		Evals: EvalRuns(o.EvalDirs), Checkout: func() *deref.Checkout { return checkout("") },
+		Evals: EvalRuns(append([]string{eval.RunsDir(h.Dir)}, o.EvalDirs...)), Checkout: func() *deref.Checkout { return checkout("") },
 		Version: o.Version, Logger: o.Logger})
 	if err != nil {
 		return server{}, "", "", err

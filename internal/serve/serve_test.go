@@ -12,6 +12,7 @@ import (
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/eval"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/service"
 )
@@ -61,7 +62,12 @@ func TestRun(t *testing.T) {
 		Entry: memex.Entry{Project: "p", Session: "s1", Agent: "cli", Kind: memex.KindNote}, Body: strings.NewReader("a note\n")}); err != nil {
 		t.Fatal(err)
 	}
-	var stats, named string
+	// A run saved in the home's eval folder is on the viewer's eval page.
+	if _, err := eval.SaveRun(eval.RunsDir(dir), eval.Run{Probes: "home-probes.jsonl",
+		Report: eval.Report{Probes: 1, Cells: []eval.Cell{{Strategy: "memex", Budget: 1000}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var stats, named, evalPage string
 	got := make(chan struct{})
 	err = Run(ctx, h, Options{Addr: "127.0.0.1:0", Ready: func(addr string) {
 		b, _ := os.ReadFile(filepath.Join(dir, "serve.addr"))
@@ -77,6 +83,11 @@ func TestRun(t *testing.T) {
 			defer resp.Body.Close()
 			b, _ := io.ReadAll(resp.Body)
 			stats = string(b)
+			if resp, err := http.Get("http://" + addr + "/eval"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				evalPage = string(b)
+			}
 		}()
 	}})
 	<-got
@@ -91,6 +102,9 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "serve.addr")); !os.IsNotExist(err) {
 		t.Fatalf("serve.addr left behind: %v", err)
+	}
+	if !strings.Contains(evalPage, "home-probes.jsonl") {
+		t.Errorf("the eval page does not show the run saved in the home:\n%s", evalPage)
 	}
 }
 

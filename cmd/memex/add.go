@@ -72,21 +72,30 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 	return a.printAdded(got, asJSON)
 }
 
-// printAdded prints a new entry's ID, or with asJSON the add contract
-// {"id","summary","tokens","bytes"}, with "redacted" when credentials were
-// replaced.
+// printAdded prints a new entry's ID, or with asJSON what add --json
+// prints of it (added).
 func (a *app) printAdded(e memex.Entry, asJSON bool) error {
 	if asJSON {
-		return cli.WriteJSON(a.stdout, struct {
-			ID       memex.ID `json:"id"`
-			Summary  string   `json:"summary"`
-			Tokens   int64    `json:"tokens"`
-			Bytes    int64    `json:"bytes"`
-			Redacted int      `json:"redacted,omitempty"`
-		}{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes, e.Redacted})
+		return cli.WriteJSON(a.stdout, addedOf(e, nil))
 	}
 	_, err := fmt.Fprintln(a.stdout, e.ID)
 	return err
+}
+
+// added is what add --json and run --json print of the entry archived:
+// {"id","summary","tokens","bytes"}, run's "exit", and "redacted" when
+// credentials were replaced.
+type added struct {
+	ID       memex.ID `json:"id"`
+	Summary  string   `json:"summary"`
+	Tokens   int64    `json:"tokens"`
+	Bytes    int64    `json:"bytes"`
+	Exit     *int     `json:"exit,omitempty"`
+	Redacted int      `json:"redacted,omitempty"`
+}
+
+func addedOf(e memex.Entry, exit *int) added {
+	return added{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes, exit, e.Redacted}
 }
 
 // noteReplaced says on stderr that n credentials were replaced in what was

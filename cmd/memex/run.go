@@ -101,12 +101,7 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	}
 	a.noteReplaced(e.Redacted)
 	if o.json {
-		out := map[string]any{"id": e.ID, "summary": e.DisplaySummary(),
-			"tokens": e.Tokens, "bytes": e.Bytes, "exit": code}
-		if e.Redacted > 0 {
-			out["redacted"] = e.Redacted
-		}
-		if err := cli.WriteJSON(a.stdout, out); err != nil {
+		if err := cli.WriteJSON(a.stdout, addedOf(e, &code)); err != nil {
 			return err
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"os"
 
 	"github.com/memex-archive/memex/api"
@@ -44,10 +43,6 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 // cli.LockTimeout() for the lock, and while a server runs is memex.ErrBusy.
 func (a *app) toolServer() (*api.Server, error) {
 	l := service.LockedHome(a.home, cli.LockTimeout(), "memex mcp", a.serviceOptions())
-	return api.New(api.Options{Service: l, Memory: l, Session: service.LiveSession, Agent: liveAgent(),
+	return api.New(api.Options{Service: l, Memory: l, Session: service.LiveSession, Agent: hosts.LiveAgent(os.Getenv),
 		Checkout: service.CheckoutAt, Version: version, Logger: a.log})
 }
-
-// liveAgent names the host for entries MCP tools write: "mcp" when no
-// host says.
-func liveAgent() string { return cmp.Or(hosts.LiveAgent(os.Getenv), "mcp") }

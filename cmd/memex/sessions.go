@@ -39,9 +39,6 @@ always has them.
 				return err
 			}
 			if asJSON {
-				if list == nil {
-					list = []api.SessionInfo{}
-				}
 				return cli.WriteJSON(a.stdout, api.SessionList{Sessions: list})
 			}
 			return render.Sessions(a.stdout, list, wide)

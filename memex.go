@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -89,10 +90,26 @@ func ParseID(s string) (ID, error) {
 }
 
 // LooksLikeID reports whether s has the shape of an ID (so that a resolver
-// tries it as an ID before trying it as an alias).
+// tries it as an ID before trying it as an alias). Every alias of every
+// imported record is checked, and most are not 26 bytes long: those are
+// answered without building ParseID's error. (Only a string with a
+// non-ASCII letter, such as "ſ", can change its length in ParseID's
+// upper-casing, so only such a string is parsed whatever its length.)
 func LooksLikeID(s string) bool {
+	if len(s) != ulid.EncodedSize && ascii(s) {
+		return false
+	}
 	_, err := ParseID(s)
 	return err == nil
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 var (

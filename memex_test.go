@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -112,6 +113,21 @@ func TestIsDiskFull(t *testing.T) {
 	} {
 		if got := IsDiskFull(err); got != want {
 			t.Errorf("IsDiskFull(%v) = %v, want %v", err, got, want)
+		}
+	}
+}
+
+// TestLooksLikeIDAsParseID: LooksLikeID says yes exactly when ParseID
+// parses, for strings of every length, whatever the shortcut takes.
+func TestLooksLikeIDAsParseID(t *testing.T) {
+	id := NewID(time.Now()).String()
+	for _, s := range []string{"", "x", id, strings.ToLower(id), id[:25], id + "0", " " + id,
+		"cc:0f3e1d2c-1111-2222-3333-444455556666", "mswe:django__django-13933:12",
+		// "ſ" upper-cases to "S": 27 bytes that parse.
+		"ſ" + id[1:], "01JD8X3N6Q4W0G2Y7T5R9KZC1ſ", "ı" + id[1:]} {
+		_, err := ParseID(s)
+		if got := LooksLikeID(s); got != (err == nil) {
+			t.Errorf("LooksLikeID(%q) = %v, ParseID error %v", s, got, err)
 		}
 	}
 }

@@ -461,6 +461,15 @@ func (l *lineReader) Close() error { return l.r.Close() }
 // Agent left empty) is memex.ErrAmbiguous, listing them; one that names
 // none is memex.ErrNotFound.
 func (s *Store) Session(ctx context.Context, ref memex.SessionRef, fn func(memex.Entry) error) error {
+	return s.SessionWith(ctx, ref, nil, fn)
+}
+
+// SessionWith is Session, with the entries that have (when not nil)
+// returns taken from it instead of read from their records: the caller
+// holds them as Add returned them, as an import does for the sessions it
+// distils. Which entries the session holds, and their order, is read from
+// the store either way.
+func (s *Store) SessionWith(ctx context.Context, ref memex.SessionRef, have func(memex.ID) (memex.Entry, bool), fn func(memex.Entry) error) error {
 	ids, err := s.sessionEntries(ctx, ref)
 	if err != nil {
 		return err
@@ -468,6 +477,14 @@ func (s *Store) Session(ctx context.Context, ref memex.SessionRef, fn func(memex
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if have != nil {
+			if e, ok := have(id); ok {
+				if err := fn(e); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		r, err := s.getRecord(id)
 		if err != nil {

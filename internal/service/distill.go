@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -42,10 +43,20 @@ func SessionsAdded(opts *ingest.Options) func() []memex.SessionRef {
 // catch-up indexes them), those it replaces are dropped from ix (nil: a
 // search drops them when it meets them).
 func Distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []memex.SessionRef, added func(memex.Entry, []byte)) (memory.UpdateReport, error) {
+	return distill(ctx, s, ix, refs, added, nil)
+}
+
+// distill is Distill, with the sessions' entries that known holds taken
+// from it instead of read back from the store.
+func distill(ctx context.Context, s *archive.Store, ix *index.Index, refs []memex.SessionRef, added func(memex.Entry, []byte), known *addedEntries) (memory.UpdateReport, error) {
 	if len(refs) == 0 {
 		return memory.UpdateReport{}, nil
 	}
-	rep, err := memory.Update(ctx, s, refs, memory.UpdateOptions{Added: added})
+	var w memory.Writer = s
+	if known != nil && len(known.byID) > 0 {
+		w = knownSessions{s, known}
+	}
+	rep, err := memory.Update(ctx, w, refs, memory.UpdateOptions{Added: added})
 	if err == nil && ix != nil && len(rep.Removed) > 0 {
 		err = ix.Delete(ctx, rep.Removed...)
 	}
@@ -66,7 +77,18 @@ func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options)
 
 // ingestThenDistill imports as opts says, then distils the sessions that
 // gained entries (Distill with ix and added), unless the import failed.
+// The entries the import adds are kept, up to addedBytes, and the
+// sessions are distilled from them; only what the import did not add
+// (entries archived before, by a hook or an earlier import) is read back.
 func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Options, ix *index.Index, added func(memex.Entry, []byte)) (ingest.Report, memory.UpdateReport, error) {
+	known := &addedEntries{byID: map[memex.ID]memex.Entry{}}
+	next := opts.Added
+	opts.Added = func(e memex.Entry, body []byte) {
+		known.add(e)
+		if next != nil {
+			next(e, body)
+		}
+	}
 	refs := SessionsAdded(&opts)
 	if opts.Prepare == nil {
 		opts.Prepare = func(e memex.Entry, body []byte) io.Reader { return s.Prepare(e, body) }
@@ -75,8 +97,91 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 	if err != nil {
 		return rep, memory.UpdateReport{}, err
 	}
-	drep, err := Distill(ctx, s, ix, refs(), added)
+	drep, err := distill(ctx, s, ix, refs(), added, known)
 	return rep, drep, err
+}
+
+// addedBytes bounds what an import keeps of the entries it adds for
+// distilling (their strings, counted by addedEntries.add): an import
+// larger than that reads the rest of its sessions back, as before.
+const addedBytes = 16 << 20
+
+// addedEntries holds entries as the archive's Add returned them.
+type addedEntries struct {
+	byID  map[memex.ID]memex.Entry
+	bytes int
+}
+
+// add keeps e, when it fits and reads back as it is (storedAsIs).
+func (a *addedEntries) add(e memex.Entry) {
+	n := entrySize(e)
+	if a.bytes+n > addedBytes {
+		return
+	}
+	e, ok := storedAsIs(e)
+	if !ok {
+		return
+	}
+	a.byID[e.ID] = e
+	a.bytes += n
+}
+
+func (a *addedEntries) get(id memex.ID) (memex.Entry, bool) {
+	e, ok := a.byID[id]
+	return e, ok
+}
+
+// entrySize is about what e holds in memory: its strings and its fields.
+func entrySize(e memex.Entry) int {
+	n := 256 + len(e.Project) + len(e.Session) + len(e.Agent) + len(e.Kind) + len(e.Tool) + len(e.Input) +
+		len(e.Summary) + len(e.AgentSummary) + len(e.Hash)
+	for _, a := range e.Aliases {
+		n += 16 + len(a)
+	}
+	for k, v := range e.Attrs {
+		n += 32 + len(k) + len(v)
+	}
+	return n
+}
+
+// storedAsIs returns e as the archive reads it back from its record, and
+// whether it can tell: the record is JSON, which leaves out an empty
+// alias list or attribute map and turns invalid UTF-8 into U+FFFD. An
+// entry with invalid UTF-8 in a string is not kept (it is read back).
+func storedAsIs(e memex.Entry) (memex.Entry, bool) {
+	for _, s := range []string{e.Project, e.Session, e.Agent, string(e.Kind), e.Tool, e.Input, e.Summary, e.AgentSummary, e.Hash} {
+		if !utf8.ValidString(s) {
+			return e, false
+		}
+	}
+	for _, a := range e.Aliases {
+		if !utf8.ValidString(a) {
+			return e, false
+		}
+	}
+	for k, v := range e.Attrs {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return e, false
+		}
+	}
+	if len(e.Aliases) == 0 {
+		e.Aliases = nil
+	}
+	if len(e.Attrs) == 0 {
+		e.Attrs = nil
+	}
+	return e, true
+}
+
+// knownSessions is a store whose sessions are read with the entries an
+// import added taken from what it kept of them.
+type knownSessions struct {
+	*archive.Store
+	known *addedEntries
+}
+
+func (k knownSessions) Session(ctx context.Context, ref memex.SessionRef, fn func(memex.Entry) error) error {
+	return k.SessionWith(ctx, ref, k.known.get, fn)
 }
 
 // DistillRun distils the session of e, a captured tool call just

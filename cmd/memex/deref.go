@@ -112,11 +112,7 @@ with entries in session order.`,
 			if !noCheck {
 				req.Checkout = service.WorkingRoot()
 			}
-			if req.Session == "" && req.Project == "" {
-				if req.Session = service.LiveSession(); req.Session == "" {
-					req.Project = service.DirProject()
-				}
-			}
+			req.Session, req.Project = service.Scope(req.Session, req.Project)
 			res, err := ask(ctx, a.service, home.Options{Shared: true}, api.Service.Context, req)
 			if err != nil {
 				return err

@@ -50,6 +50,20 @@ func FillDefaults(e *memex.Entry) {
 	}
 }
 
+// Scope is what a request for a session's or a project's view (memex
+// context) is about when it names neither: the live session
+// (LiveSession), else the current directory's project (DirProject). A
+// session or project given is kept as it is.
+func Scope(session, project string) (string, string) {
+	if session != "" || project != "" {
+		return session, project
+	}
+	if s := LiveSession(); s != "" {
+		return s, ""
+	}
+	return "", DirProject()
+}
+
 // LiveSession is the session of the host this process runs in, as its
 // environment names it ("" outside one).
 func LiveSession() string { return hosts.LiveSession(os.Getenv) }

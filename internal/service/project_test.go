@@ -26,6 +26,27 @@ func TestProjectArg(t *testing.T) {
 	}
 }
 
+func TestScope(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, v := range []string{"MEMEX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+		t.Setenv(v, "")
+	}
+	if s, p := Scope("", ""); s != "" || p != dir {
+		t.Errorf("outside a session: %q %q, want the directory's project %s", s, p, dir)
+	}
+	t.Setenv("CODEX_THREAD_ID", "thread-1")
+	if s, p := Scope("", ""); s != "thread-1" || p != "" {
+		t.Errorf("in a session: %q %q, want the session alone", s, p)
+	}
+	if s, p := Scope("", "p"); s != "" || p != "p" {
+		t.Errorf("a project given: %q %q", s, p)
+	}
+	if s, p := Scope("mine", ""); s != "mine" || p != "" {
+		t.Errorf("a session given: %q %q", s, p)
+	}
+}
+
 func TestFillDefaults(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)

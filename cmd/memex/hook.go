@@ -7,11 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/hook"
 	"github.com/memex-archive/memex/internal/hosts"
-	"github.com/memex-archive/memex/internal/service"
 )
 
 // A hook is package hook's: it archives, imports and injects through the
@@ -56,10 +54,6 @@ problems go to stderr.`,
 func (a *app) runHook(ctx context.Context, host, event string, in io.Reader) {
 	hook.Run(ctx, hook.Options{
 		Home: a.home, Stdout: a.stdout, Stderr: a.stderr, Logger: a.log,
-		Server: func(ctx context.Context) *api.Client {
-			_, c, _ := service.Running(ctx, a.home)
-			return c
-		},
 		Service: a.serviceOptions(), CompactWait: cli.LockTimeout(),
 		NoHandoff: hosts.EnvOff("MEMEX_HANDOFF"), NoLessons: hosts.EnvOff("MEMEX_LESSONS"),
 		Message: cli.Message,

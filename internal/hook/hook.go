@@ -58,7 +58,8 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Logger gets details; nil discards them.
 	Logger *slog.Logger
-	// Server returns the running server's Client, nil when none runs.
+	// Server returns the running server's Client, nil when none runs;
+	// nil is the one Home names (service.Running).
 	Server func(ctx context.Context) *api.Client
 	// Service configures the Service over the home when no server runs.
 	Service service.Options
@@ -89,7 +90,10 @@ func Run(ctx context.Context, o Options, host, event string, in io.Reader) {
 		o.Message = func(err error) string { return err.Error() }
 	}
 	if o.Server == nil {
-		o.Server = func(context.Context) *api.Client { return nil }
+		o.Server = func(ctx context.Context) *api.Client {
+			_, c, _ := service.Running(ctx, o.Home)
+			return c
+		}
 	}
 	r := runner{o}
 	if !hosts.HasHooks(host) {

@@ -184,3 +184,37 @@ func TestDrainArchivesTheSpool(t *testing.T) {
 		t.Errorf("archived body %q", body)
 	}
 }
+
+// With no Options.Server, a hook talks to the server its home names
+// (serve.addr): the call is archived in the served store, and the home
+// gets none of its own.
+func TestHookFindsTheServerItsHomeNames(t *testing.T) {
+	ctx := context.Background()
+	served, dir := t.TempDir(), t.TempDir()
+	h, err := home.Open(ctx, served, home.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	srv, err := api.New(api.Options{Service: service.New(h, service.Options{}), Memory: service.NewMemory(h, service.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	if err := home.WriteServer(dir, strings.TrimPrefix(ts.URL, "http://"), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(post("toolu_served", "echo served", "served\n"))
+	var out, errb bytes.Buffer
+	hook.Run(ctx, hook.Options{Home: dir, Stdout: &out, Stderr: &errb}, "claude-code", "PostToolUse", bytes.NewReader(b))
+	if errb.Len() > 0 {
+		t.Fatalf("stderr: %s", errb.String())
+	}
+	if _, err := service.New(h, service.Options{}).Entry(ctx, "toolu_served", ""); err != nil {
+		t.Fatalf("the call is not in the served store: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, home.StoreDir)); !os.IsNotExist(err) {
+		t.Errorf("the hook made a store of its own in its home: %v", err)
+	}
+}

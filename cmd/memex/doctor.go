@@ -50,7 +50,6 @@ Exits 1 when something is wrong; --json prints the whole report.`,
 
 func (a *app) doctor(ctx context.Context) service.DoctorReport {
 	def, _ := homedir.Default() // "" when there is no home directory
-	_, c, _ := service.Running(ctx, a.home)
-	return service.Doctor(ctx, service.DoctorOptions{Version: version, Client: c, Message: cli.Message,
+	return service.Doctor(ctx, service.DoctorOptions{Version: version, Message: cli.Message,
 		Hosts: hosts.CheckOptions{Home: a.home, InstallHome: homedir.Flag(a.home), DefaultHome: def}})
 }

@@ -37,21 +37,22 @@ type DoctorReport struct {
 type DoctorOptions struct {
 	Version string
 	Hosts   hosts.CheckOptions
-	Client  *api.Client
 	Message func(error) string
 }
 
 // Doctor checks the hosts memex is installed in, the home's server and its
-// store; the report is OK when no problem was found.
+// store (through the server when one answers: Running); the report is OK
+// when no problem was found.
 func Doctor(ctx context.Context, o DoctorOptions) DoctorReport {
 	dir := o.Hosts.Home
+	_, c, _ := Running(ctx, dir)
 	rep := DoctorReport{Version: o.Version, Home: dir, Hosts: []hosts.Health{}, Problems: []hosts.Problem{}}
 	found, problems := hosts.Check(ctx, o.Hosts)
 	rep.Hosts = append(rep.Hosts, found...)
 	rep.Problems = append(rep.Problems, problems...)
-	rep.Server, problems = CheckServer(ctx, dir, o.Client)
+	rep.Server, problems = CheckServer(ctx, dir, c)
 	rep.Problems = append(rep.Problems, problems...)
-	rep.Store, problems = CheckStore(ctx, dir, o.Client, o.Message)
+	rep.Store, problems = CheckStore(ctx, dir, c, o.Message)
 	rep.Problems = append(rep.Problems, problems...)
 	rep.OK = len(rep.Problems) == 0
 	return rep

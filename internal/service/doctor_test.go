@@ -88,7 +88,7 @@ func TestDoctor(t *testing.T) {
 	if err := home.WriteServer(dir, "127.0.0.1:9", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	rep = service.Doctor(ctx, o) // no Client: the server does not answer
+	rep = service.Doctor(ctx, o) // the server does not answer
 	if rep.OK || !rep.Server.Running || rep.Server.Answering || len(rep.Problems) != 1 || rep.Problems[0].Where != "server" {
 		t.Fatalf("a server that does not answer: %+v", rep)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/redact"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +69,7 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 	if err != nil {
 		return err
 	}
-	a.noteReplaced(got.Redacted)
+	render.Replaced(a.stderr, got.Redacted)
 	return a.printAdded(got, asJSON)
 }
 
@@ -96,12 +97,4 @@ type added struct {
 
 func addedOf(e memex.Entry, exit *int) added {
 	return added{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes, exit, e.Redacted}
-}
-
-// noteReplaced says on stderr that n credentials were replaced in what was
-// just archived.
-func (a *app) noteReplaced(n int) {
-	if n > 0 {
-		fmt.Fprintf(a.stderr, "memex: %s: replaced with [REDACTED:kind] (--no-redact keeps them)\n", memex.RedactedNote(n))
-	}
 }

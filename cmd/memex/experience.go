@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
@@ -123,11 +122,7 @@ func (a *app) exportToCommand(x service.Export, use, short, example, target, tar
 			if err != nil {
 				return err
 			}
-			if wrote {
-				fmt.Fprintf(a.stdout, "wrote %s\n", path)
-			} else {
-				fmt.Fprintf(a.stdout, "%s unchanged\n", path)
-			}
+			render.Exported(a.stdout, path, wrote)
 			return nil
 		},
 	}
@@ -192,12 +187,7 @@ after a distillation was interrupted. Lessons that did not change are left as th
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return cli.WriteJSON(a.stdout, rep)
-			}
-			fmt.Fprintf(a.stdout, "distilled %d sessions: %d lessons (%d added, %d kept, %d removed), %d runs for procedures\n",
-				rep.Sessions, rep.Lessons, rep.Added, rep.Kept, len(rep.Removed), rep.Runs)
-			return nil
+			return cli.Output(a.stdout, asJSON, rep, render.Distill)
 		},
 	}
 	f := c.Flags()

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
@@ -77,9 +76,5 @@ func (a *app) runForget(c *cobra.Command, req api.ForgetRequest, yes, asJSON boo
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return cli.WriteJSON(a.stdout, api.ForgetResult{Forgotten: res.Forgotten})
-	}
-	fmt.Fprintf(a.stdout, "forgot %s\n", summarize.Plural(res.Forgotten, "entry"))
-	return nil
+	return cli.Output(a.stdout, asJSON, api.ForgetResult{Forgotten: res.Forgotten}, render.Forgot)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/memex-archive/memex/internal/service"
-	"github.com/memex-archive/memex/summarize"
 	"github.com/spf13/cobra"
 )
 
@@ -99,14 +99,13 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), cli.Message(err))
 		return cli.Exit(code)
 	}
-	a.noteReplaced(e.Redacted)
+	render.Replaced(a.stderr, e.Redacted)
 	if o.json {
 		if err := cli.WriteJSON(a.stdout, addedOf(e, &code)); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stderr, "memex: %s · %s · %s tokens archived · memex show %s\n",
-			e.ID, e.DisplaySummary(), summarize.Commas(int(e.Tokens)), e.ID)
+		render.Archived(a.stderr, e)
 	}
 	return cli.Exit(code)
 }

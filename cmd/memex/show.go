@@ -8,6 +8,7 @@ import (
 	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/internal/cli"
 	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -89,7 +90,7 @@ func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSO
 		if err != nil {
 			return err
 		}
-		a.noteRedacted(e)
+		render.Redacted(a.stderr, e)
 		// A binary entry's content is deref's note, never its bytes.
 		_, err = fmt.Fprint(a.stdout, res.Item.Content)
 		return err
@@ -109,15 +110,7 @@ func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSO
 		return err
 	}
 	defer rc.Close()
-	a.noteRedacted(e)
+	render.Redacted(a.stderr, e)
 	_, err = io.Copy(a.stdout, rc)
 	return err
-}
-
-// noteRedacted tells on stderr (stdout stays the exact content) that
-// credentials were replaced in the entry when it was archived.
-func (a *app) noteRedacted(e memex.Entry) {
-	if e.Redacted > 0 {
-		fmt.Fprintf(a.stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", e.ID, memex.RedactedNote(e.Redacted))
-	}
 }

@@ -99,3 +99,26 @@ func oneLine(s string, n int) string {
 	}
 	return string(out)
 }
+
+// Forgot prints what memex forget removed, as it does.
+func Forgot(out io.Writer, res api.ForgetResult) error {
+	_, err := fmt.Fprintf(out, "forgot %s\n", summarize.Plural(res.Forgotten, "entry"))
+	return err
+}
+
+// Distill prints a distillation's counts as memex distill does, one line.
+func Distill(out io.Writer, rep memory.UpdateReport) error {
+	_, err := fmt.Fprintf(out, "distilled %d sessions: %d lessons (%d added, %d kept, %d removed), %d runs for procedures\n",
+		rep.Sessions, rep.Lessons, rep.Added, rep.Kept, len(rep.Removed), rep.Runs)
+	return err
+}
+
+// Exported says whether an export (memex export) changed the file at
+// path.
+func Exported(out io.Writer, path string, wrote bool) {
+	if wrote {
+		fmt.Fprintf(out, "wrote %s\n", path)
+	} else {
+		fmt.Fprintf(out, "%s unchanged\n", path)
+	}
+}

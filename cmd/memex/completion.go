@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/ingest"
@@ -96,7 +95,5 @@ func (a *app) sessionNames() []string {
 			return nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return service.SessionNames(ctx, a.home)
+	return service.SessionNames(context.Background(), a.home)
 }

@@ -29,11 +29,16 @@ func Running(ctx context.Context, dir string) (string, *api.Client, bool) {
 	return srv.Addr, c, true
 }
 
+// CompletionWait bounds SessionNames: a shell completion must not hang.
+const CompletionWait = 2 * time.Second
+
 // SessionNames lists the session names of the home at dir, sorted, each
 // once (for shell completion), from the Service: the running server's, or
 // the one over the store opened for reading; nothing when neither answers
-// at once (it does not wait for a lock) or before ctx ends.
+// at once (it does not wait for a lock) or within CompletionWait.
 func SessionNames(ctx context.Context, dir string) []string {
+	ctx, cancel := context.WithTimeout(ctx, CompletionWait)
+	defer cancel()
 	var svc api.Service
 	if _, c, ok := Running(ctx, dir); ok {
 		svc = c

@@ -130,6 +130,9 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.share < 0 || o.share >= 1 {
+		return cli.Usagef("--summary-share wants a number from 0 up to 1")
+	}
 	in, err := cli.Input([]string{o.probes}, a.stdin) // - is stdin
 	if err != nil {
 		return cli.Usagef("--probes: %v", err)
@@ -152,9 +155,6 @@ func (a *app) runEvalBudget(c *cobra.Command, o evalBudgetOptions) error {
 	ix, err := service.CaughtUp(ctx, h, a.log)
 	if err != nil {
 		return err
-	}
-	if o.share < 0 || o.share >= 1 {
-		return cli.Usagef("--summary-share wants a number from 0 up to 1")
 	}
 	opts := eval.BudgetOptions{Budgets: budgets, SummaryShare: o.share, Progress: cli.Counter(a.stderr, "eval", o.quiet || o.json)}
 	keep := eval.Keep{Outcomes: o.outcomes, Plot: o.plot, SaveDir: o.saveDir, Probes: o.probes}

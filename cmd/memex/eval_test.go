@@ -74,6 +74,8 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "budget", "--probes", "x", "--budgets", "10,-1"},
 		{"eval", "retrieval", "x.json"},
 		{"eval", "retrieval", "--format", "locomo"},
+		// Refused before the store is opened: this home has none.
+		{"eval", "budget", "--probes", filepath.Join(testutil.ModuleRoot(), "eval", "testdata", "corpora-seed42.probes.jsonl"), "--summary-share", "1.5"},
 	} {
 		if r := run(t, home, nil, args...); r.code != cli.ExitUsage {
 			t.Errorf("%v: %+v", args, r)

@@ -46,13 +46,14 @@ Code's Read, Grep, Bash, ...) is asked for by its command, path or pattern.`,
 			if len(args) == 0 && !c.Flags().Changed("project") {
 				return cli.Usagef("eval probes needs a SESSION or --project\nUsage: %s", c.UseLine())
 			}
+			var err error
+			if o.Kinds, err = eval.ParseKinds(kinds); err != nil {
+				return cli.Usagef("--kinds: %v", err)
+			}
 			ctx := c.Context()
 			s, err := a.readStore(ctx)
 			if err != nil {
 				return err
-			}
-			if o.Kinds, err = eval.ParseKinds(kinds); err != nil {
-				return cli.Usagef("--kinds: %v", err)
 			}
 			o.Sessions, o.All = args, o.Project == ""
 			ps, err := eval.Derive(ctx, s, o)

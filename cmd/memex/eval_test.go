@@ -75,6 +75,7 @@ func TestEvalUsage(t *testing.T) {
 		{"eval", "retrieval", "x.json"},
 		{"eval", "retrieval", "--format", "locomo"},
 		// Refused before the store is opened: this home has none.
+		{"eval", "probes", "--project", "p", "--kinds", "bogus"},
 		{"eval", "budget", "--probes", filepath.Join(testutil.ModuleRoot(), "eval", "testdata", "corpora-seed42.probes.jsonl"), "--summary-share", "1.5"},
 	} {
 		if r := run(t, home, nil, args...); r.code != cli.ExitUsage {

@@ -104,15 +104,13 @@ func encodeRecord(r record, sum []byte) ([]byte, error) {
 	if r.Body != r.ID && !r.hasInline {
 		sr.Body = &r.Body
 	}
-	var js bytes.Buffer
-	enc := json.NewEncoder(&js)
 	// Summaries quote the body; escaping its '<' and '>' would keep them
-	// from compressing against it.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sr); err != nil {
+	// from compressing against it: encoding/json's form, HTML escaping
+	// off.
+	j, err := appendRecordJSON(make([]byte, 0, 512), &sr)
+	if err != nil {
 		return nil, err
 	}
-	j := bytes.TrimSuffix(js.Bytes(), []byte{'\n'})
 	if !r.hasInline {
 		v := make([]byte, 0, 1+len(sum)+len(j))
 		v = append(append(append(v, codecMeta), sum...), j...)

@@ -501,6 +501,43 @@ func TestDeleteInlineReferenceFirst(t *testing.T) {
 	noKeysLeft(t, s)
 }
 
+// TestDedupForgetsDeletedBodies: once the last entry holding a body is
+// deleted, the same body added again is stored again, not referenced
+// where it was (the store remembers the bodies it stored: knownBodies).
+func TestDedupForgetsDeletedBodies(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	small, large := bigText(200, 10), bigText(3*InlineSize, 11)
+	if len(large) <= InlineSize {
+		t.Fatalf("large body of %d bytes", len(large))
+	}
+	for round := 0; round < 2; round++ {
+		for _, body := range [][]byte{small, large} {
+			first := add(t, s, memex.Entry{}, body)
+			second := add(t, s, memex.Entry{}, body)
+			if r, _ := s.getRecord(second.ID); r.Body != first.ID {
+				t.Fatalf("round %d: second copy references %s, want %s", round, r.Body, first.ID)
+			}
+			for _, id := range []memex.ID{first.ID, second.ID} {
+				if err := s.Delete(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again := add(t, s, memex.Entry{}, body)
+			if r, _ := s.getRecord(again.ID); r.Body != again.ID {
+				t.Fatalf("round %d: a copy added after every other was deleted references %s", round, r.Body)
+			}
+			if got := readAll(t, s, again.ID); !bytes.Equal(got, body) {
+				t.Fatalf("round %d: %d bytes read back of %d", round, len(got), len(body))
+			}
+			if err := s.Delete(ctx, again.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	noKeysLeft(t, s)
+}
+
 // noKeysLeft fails when any key but the schema version remains.
 func noKeysLeft(t *testing.T, s *Store) {
 	t.Helper()

@@ -51,6 +51,9 @@ func (s *Store) Delete(ctx context.Context, id memex.ID) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("archive: delete %s: %w", id, err)
 	}
+	if sum, err := hex.DecodeString(trimHash(r.Hash)); err == nil && len(sum) == sha256.Size {
+		s.bodies.drop(sum)
+	}
 	s.notePurge(r)
 	return nil
 }

@@ -102,6 +102,9 @@ type Store struct {
 	ballast *ballast
 	// purge collects the key ranges of deleted entries for Purge.
 	purge purgeSet
+	// bodies answers the dedup look-up of the bodies this process
+	// stored or found (see knownBodies).
+	bodies knownBodies
 	// mu is held shared by Add from the dedup look-up to the commit, and
 	// exclusively by Delete, so a body is never dropped while an add that
 	// found it by hash is about to reference it.

@@ -159,6 +159,11 @@ const (
 	KindLesson Kind = "lesson"
 )
 
+// KindNames are the names of the kinds memex writes itself, as shell
+// completion offers them.
+var KindNames = []string{string(KindTool), string(KindReasoning), string(KindMessage), string(KindNote),
+	string(KindCommit), string(KindTag), string(KindIssue), string(KindPR), string(KindEvent), string(KindLesson)}
+
 // Entry is the metadata of one archived unit. The body (the exact content)
 // is stored and read separately; everything here is readable without
 // touching it.

@@ -47,9 +47,7 @@ session names of your store (memex replay <TAB>, --session <TAB>), read from the
 // hosts, formats, events, agents, kinds and the store's session names.
 func (a *app) addCompletions(root *cobra.Command) {
 	formats := ingest.FormatNames(ingest.Formats)
-	agents := append(append([]string{}, hosts.Names...), "swe-agent", "mini-swe-agent", "cli")
-	kinds := []string{string(memex.KindTool), string(memex.KindReasoning), string(memex.KindMessage), string(memex.KindNote),
-		string(memex.KindCommit), string(memex.KindTag), string(memex.KindIssue), string(memex.KindPR), string(memex.KindEvent)}
+	agents := append(append([]string{}, hosts.Names...), "swe-agent", "mini-swe-agent", "cli", "git", "github", "mcp")
 	sessions := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return a.sessionNames(), cobra.ShellCompDirectiveNoFileComp
 	}
@@ -77,7 +75,7 @@ func (a *app) addCompletions(root *cobra.Command) {
 				return sessions(cmd, args, s)
 			}
 		}
-		for name, fn := range map[string]cobra.CompletionFunc{"session": sessions, "agent": cli.Words(agents...), "kind": cli.Words(kinds...)} {
+		for name, fn := range map[string]cobra.CompletionFunc{"session": sessions, "agent": cli.Words(agents...), "kind": cli.Words(memex.KindNames...)} {
 			if c.Flags().Lookup(name) != nil {
 				_ = c.RegisterFlagCompletionFunc(name, fn)
 			}

@@ -29,6 +29,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "ingest", ""}, "mini-swe-agent"},
 		{[]string{"__complete", "hook", "claude-code", ""}, "PostToolUseFailure"},
 		{[]string{"__complete", "search", "x", "--kind", ""}, "reasoning"},
+		{[]string{"__complete", "search", "x", "--kind", ""}, "lesson"},
+		{[]string{"__complete", "sessions", "--agent", ""}, "github"},
 	} {
 		if r := run(t, home, nil, c.args...); r.code != 0 || !strings.Contains(r.stdout, c.want+"\n") {
 			t.Errorf("%v: %+v; want %q", c.args, r, c.want)

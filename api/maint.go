@@ -9,8 +9,8 @@ import (
 
 // ForgetRequest names what POST /v1/forget removes: the entries named by
 // Refs (IDs or aliases), or every entry of Session (in Project, when set),
-// or of Project. DryRun only counts them (memex forget asks before it
-// forgets).
+// or of Project; Refs with Session or Project is invalid. DryRun only
+// counts them (memex forget asks before it forgets).
 type ForgetRequest struct {
 	Refs    []string `json:"refs,omitempty"`
 	Session string   `json:"session,omitempty"`

@@ -79,6 +79,8 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 	var ids []memex.ID
 	var err error
 	switch {
+	case len(req.Refs) > 0 && (req.Session != "" || req.Project != ""):
+		return nil, fmt.Errorf("forget: %w", memex.Errorf(memex.ErrInvalid, "name entries, or a session, or a project, not both entries and a session or project"))
 	case len(req.Refs) > 0:
 		for _, ref := range req.Refs {
 			id, err := s.Resolve(ctx, ref, "")

@@ -57,6 +57,7 @@ func Run(t *testing.T, new Factory) {
 		{"ContextUnknown", testContextUnknown},
 		{"ForgetCountsThenForgets", testForget},
 		{"ForgetUnknownSession", testForgetUnknown},
+		{"ForgetIDsAndASessionIsInvalid", testForgetAmbiguous},
 		{"Verify", testVerify},
 		{"Reindex", testReindex},
 		{"IngestThenRead", testIngest},
@@ -474,6 +475,24 @@ func testForgetUnknown(t *testing.T, s api.Service) {
 	fill(t, s)
 	_, err := s.Forget(context.Background(), api.ForgetRequest{Session: "nosuch"})
 	wantKind(t, err, memex.ErrNotFound, `"nosuch"`)
+}
+
+// testForgetAmbiguous: a forget naming entries and a session (or a
+// project) is refused, not taken as the entries alone: which of the two
+// was meant is not for the store to guess, and nothing is forgotten.
+func testForgetAmbiguous(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	fill(t, s)
+	for _, req := range []api.ForgetRequest{
+		{Refs: []string{"third"}, Session: "team/feature"},
+		{Refs: []string{"third"}, Project: "p"},
+	} {
+		_, err := s.Forget(ctx, req)
+		wantKind(t, err, memex.ErrInvalid, "not both")
+	}
+	if _, err := s.Entry(ctx, "third", ""); err != nil {
+		t.Fatalf("a refused forget forgot: %v", err)
+	}
 }
 
 func testVerify(t *testing.T, s api.Service) {

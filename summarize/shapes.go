@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/memex-archive/memex"
 )
 
@@ -66,8 +68,7 @@ func newDoc(in Input) *doc {
 func (d *doc) parseInput(s string) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") {
-		var m map[string]any
-		if json.Unmarshal([]byte(t), &m) == nil {
+		if m, ok := decodeObject([]byte(t)); ok {
 			str := func(keys ...string) string {
 				for _, k := range keys {
 					if v, ok := m[k].(string); ok && v != "" {
@@ -495,4 +496,24 @@ func stripWrapper(s string) string {
 		b.WriteString(line)
 	}
 	return strings.TrimLeft(b.String(), "\n")
+}
+
+// v1Options are encoding/json's semantics in the json v2 implementation,
+// but for the validation pass it makes before decoding (see
+// ingest/decode.go, where the same is measured).
+var v1Options = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+
+// decodeObject decodes b, a tool input, as json.Unmarshal decodes it into
+// a map[string]any, and says whether it did: json v2 under v1Options
+// first (most inputs are valid), encoding/json for anything it refuses.
+func decodeObject(b []byte) (map[string]any, bool) {
+	var m map[string]any
+	if jsonv2.Unmarshal(b, &m, v1Options) == nil {
+		return m, true
+	}
+	m = nil
+	if json.Unmarshal(b, &m) != nil {
+		return nil, false
+	}
+	return m, true
 }

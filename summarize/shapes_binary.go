@@ -38,6 +38,11 @@ func looksBinary(b []byte) bool {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return true
 	}
+	if utf8.Valid(b) {
+		// Nothing outside valid UTF-8 (what most outputs are), found
+		// at utf8.Valid's speed instead of rune by rune.
+		return false
+	}
 	bad := 0
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])

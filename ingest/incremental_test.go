@@ -353,6 +353,28 @@ func TestClaudeSpilledOutput(t *testing.T) {
 	}
 }
 
+// TestRelativeCwdIsTheProjectAsWritten: a transcript whose cwd is not an
+// absolute path (written on another system, or made anonymous) names no
+// directory of this machine: its project is that cwd as written, not the
+// repository holding the directory memex happens to run in, so the same
+// file imports alike from anywhere.
+func TestRelativeCwdIsTheProjectAsWritten(t *testing.T) {
+	proj := filepath.Join(t.TempDir(), "-x-y")
+	use := `{"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"2026-11-01T10:00:00Z","cwd":"-x/y/worktrees/agent-1","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]}}`
+	res := `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-11-01T10:00:09Z","cwd":"-x/y/worktrees/agent-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}}`
+	writeFile(t, filepath.Join(proj, "s1.jsonl"), []byte(use+"\n"+res+"\n"))
+	// Run from inside a repository with an origin.
+	repo := t.TempDir()
+	writeFile(t, filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = git@github.com:acme/widget.git\n"))
+	t.Chdir(repo)
+	sink := newMemSink()
+	run(t, sink, Options{Format: ClaudeCode, Paths: []string{proj}})
+	e, _ := sink.byAlias(t, "toolu_1")
+	if e.Project != "-x/y/worktrees/agent-1" {
+		t.Fatalf("project %q, want the cwd as written", e.Project)
+	}
+}
+
 func TestConcurrentRunsAddOnce(t *testing.T) {
 	sink := newMemSink()
 	done := make(chan Report)

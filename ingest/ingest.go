@@ -466,7 +466,13 @@ func (r *runner) project(cwd string) string {
 	if p, ok := r.projects[cwd]; ok {
 		return p
 	}
-	p := DetectProject(cwd)
+	// A cwd that is not absolute (a transcript written on another
+	// system, or made anonymous) names no directory here: looked up on
+	// disk it would be resolved against memex's own working directory.
+	p := filepath.Clean(cwd)
+	if filepath.IsAbs(cwd) {
+		p = DetectProject(cwd)
+	}
 	r.projects[cwd] = p
 	return p
 }

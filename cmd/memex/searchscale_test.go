@@ -47,7 +47,9 @@ import (
 // was checked, else the candidates'count, which for a phrase are the
 // entries holding each pair of its words) and FTS5's count(*), and how
 // many queries one finds nothing for and the other does. Needs sqlite3
-// (apt-get install sqlite3); run with -benchtime 1x.
+// (apt-get install sqlite3); run with -benchtime 1x. With
+// MEMEX_SCALE_KEEP=DIR (a directory not yet there) the home and the
+// entries stay in DIR, for BenchmarkSearchClass.
 func BenchmarkSearchScale(b *testing.B) {
 	sqlite, err := exec.LookPath("sqlite3")
 	if err != nil {
@@ -74,6 +76,13 @@ var scaleClasses = []string{"term", "and", "or", "phrase", "path"}
 func searchScaleRun(b *testing.B, sqlite string, mb int) {
 	in, raw := scaleCorpus(b, mb)
 	work := b.TempDir()
+	if keep := os.Getenv("MEMEX_SCALE_KEEP"); keep != "" {
+		// Keep the home and entries for BenchmarkSearchClass.
+		if err := os.Mkdir(keep, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		work = keep
+	}
 	entries := filepath.Join(work, "entries.bin")
 	n, _, _ := extractEntries(b, in, entries)
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -326,4 +335,55 @@ func ftsCounts(b *testing.B, sqlite, db string, qs []scaleQuery) []uint64 {
 		b.Fatalf("sqlite3 counted %d of %d queries", len(counts), len(qs))
 	}
 	return counts
+}
+
+// BenchmarkSearchClass runs one class's queries ($MEMEX_SCALE_CLASS,
+// default path) of BenchmarkSearchScale against the home it kept in
+// $MEMEX_SCALE_KEEP, memex only: each iteration is the class's 300
+// queries, once each, after one warming pass. For profiling a class
+// (-cpuprofile) and for measuring a change on the same home and queries.
+func BenchmarkSearchClass(b *testing.B) {
+	dir := os.Getenv("MEMEX_SCALE_KEEP")
+	if dir == "" {
+		b.Skip("MEMEX_SCALE_KEEP not set")
+	}
+	class := os.Getenv("MEMEX_SCALE_CLASS")
+	if class == "" {
+		class = "path"
+	}
+	qs := scaleQueries(b, filepath.Join(dir, "entries.bin"), 300)[class]
+	if len(qs) == 0 {
+		b.Fatalf("no class %q", class)
+	}
+	ctx := context.Background()
+	hm, err := home.Open(ctx, filepath.Join(dir, "h"), home.Options{MustExist: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hm.Close()
+	ix, err := hm.Index()
+	if err != nil {
+		b.Fatal(err)
+	}
+	search := func() []time.Duration {
+		lat := make([]time.Duration, 0, len(qs))
+		for _, q := range qs {
+			t0 := time.Now()
+			if _, err := ix.Search(ctx, index.Query{Text: q.memex, Limit: 10}); err != nil {
+				b.Fatalf("%q: %v", q.memex, err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		return lat
+	}
+	search()
+	b.ResetTimer()
+	var lat []time.Duration
+	for i := 0; i < b.N; i++ {
+		lat = append(lat, search()...)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentileOf(lat, 0.5).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentileOf(lat, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentileOf(lat, 1).Microseconds())/1000, "max-ms")
 }

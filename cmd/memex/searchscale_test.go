@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -365,14 +366,23 @@ func BenchmarkSearchClass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	type timed struct {
+		q     string
+		took  time.Duration
+		total uint64
+	}
+	var last []timed
 	search := func() []time.Duration {
 		lat := make([]time.Duration, 0, len(qs))
+		last = last[:0]
 		for _, q := range qs {
 			t0 := time.Now()
-			if _, err := ix.Search(ctx, index.Query{Text: q.memex, Limit: 10}); err != nil {
+			res, err := ix.Search(ctx, index.Query{Text: q.memex, Limit: 10})
+			if err != nil {
 				b.Fatalf("%q: %v", q.memex, err)
 			}
 			lat = append(lat, time.Since(t0))
+			last = append(last, timed{q.memex, lat[len(lat)-1], res.Total})
 		}
 		return lat
 	}
@@ -383,6 +393,11 @@ func BenchmarkSearchClass(b *testing.B) {
 		lat = append(lat, search()...)
 	}
 	b.StopTimer()
+	// The slowest queries of the last pass, for looking into.
+	sort.Slice(last, func(i, j int) bool { return last[i].took > last[j].took })
+	for _, t := range last[:min(5, len(last))] {
+		fmt.Printf("  %s  total %d  %.80s\n", ms(t.took), t.total, t.q)
+	}
 	b.ReportMetric(float64(percentileOf(lat, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentileOf(lat, 0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(percentileOf(lat, 1).Microseconds())/1000, "max-ms")

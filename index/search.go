@@ -688,12 +688,24 @@ func fieldWordQuery(w word, field string, stem bool, boost float64) []query.Quer
 	}
 	// All the parts together are one word: each scores its share of
 	// the word's weight, so that `html` and `generator` apart do not
-	// outweigh `generate_html` itself.
-	var parts []query.Query
+	// outweigh `generate_html` itself. A part that recurs (`loop` in
+	// loop/loop/…/loop, or `tests` and `test` stemmed alike) is one term
+	// with the shares of all its places: the same score, where a term
+	// query per place walked the same postings once per place.
+	var terms []string
+	shares := map[string]int{}
 	for _, pc := range w.parts {
-		parts = append(parts, termQuery(field, analyzeTerm(stem, pc), boost/float64(len(w.parts))))
+		t := analyzeTerm(stem, pc)
+		if shares[t] == 0 {
+			terms = append(terms, t)
+		}
+		shares[t]++
 	}
-	return append(alts, bleve.NewConjunctionQuery(parts...))
+	var parts []query.Query
+	for _, t := range terms {
+		parts = append(parts, termQuery(field, t, boost*float64(shares[t])/float64(len(w.parts))))
+	}
+	return append(alts, andOf(parts))
 }
 
 // phraseQuery finds the candidates for a phrase: entries with all its

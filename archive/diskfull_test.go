@@ -6,33 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/testutil"
 )
-
-// fill writes dir/fill until the disk holding dir refuses more.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "fill")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for len(buf) > 0 {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			buf = buf[:len(buf)/2]
-		}
-	}
-	return p
-}
 
 // TestPebbleMeetsAFullDisk lets Pebble itself meet the full disk (no
 // free-space reserve): the ballast is given up so that the write under way
@@ -63,7 +41,7 @@ func TestPebbleMeetsAFullDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := fill(t, disk)
+	f := testutil.FillUp(t, disk)
 	var full error
 	for i := 0; i < 200 && full == nil; i++ {
 		full = addOne(randomBytes(256<<10, int64(100+i)))
@@ -80,7 +58,7 @@ func TestPebbleMeetsAFullDisk(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("close on a full disk: %v", err)
 	}
-	fill(t, disk) // what the ballast left
+	testutil.FillUp(t, disk) // what the ballast left
 	if _, err := Open(dir, &Options{Ballast: bal}); !errors.Is(err, memex.ErrDiskFull) {
 		t.Fatalf("writable open on a full disk: %v", err)
 	}

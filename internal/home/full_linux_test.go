@@ -3,9 +3,7 @@ package home
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/memex-archive/memex"
@@ -27,7 +25,7 @@ func TestOnFullOpensForReading(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fillUp(t, disk)
+	testutil.FillUp(t, disk)
 
 	if h, err := Open(ctx, dir, Options{MustExist: true}); !errors.Is(err, memex.ErrDiskFull) {
 		if err == nil {
@@ -64,24 +62,5 @@ func TestOnFullOnlyForAFullDisk(t *testing.T) {
 	defer h.Close()
 	if h.Shared() {
 		t.Error("a writer with room opened for reading")
-	}
-}
-
-// fillUp writes dir/fill until the disk holding dir refuses more.
-func fillUp(t *testing.T, dir string) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(dir, "fill"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for len(buf) > 0 {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			buf = buf[:len(buf)/2]
-		}
 	}
 }

@@ -1,0 +1,32 @@
+package testutil
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// FillUp writes dir/fill until the disk holding dir refuses more (a
+// Tmpfs, say) and returns the file's path: deleting it gives the room
+// back.
+func FillUp(tb testing.TB, dir string) string {
+	tb.Helper()
+	p := filepath.Join(dir, "fill")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for len(buf) > 0 {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				tb.Fatal(err)
+			}
+			buf = buf[:len(buf)/2]
+		}
+	}
+	return p
+}

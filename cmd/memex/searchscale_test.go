@@ -103,15 +103,7 @@ func searchScaleRun(b *testing.B, sqlite string, mb int) {
 	qs := scaleQueries(b, entries, 300)
 
 	ctx := context.Background()
-	hm, err := home.Open(ctx, h, home.Options{MustExist: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer hm.Close()
-	ix, err := hm.Index()
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := openScaleIndex(b, h)
 	if _, err := ix.Search(ctx, index.Query{Text: "error"}); err != nil {
 		b.Fatal(err)
 	}
@@ -357,15 +349,7 @@ func BenchmarkSearchClass(b *testing.B) {
 		b.Fatalf("no class %q", class)
 	}
 	ctx := context.Background()
-	hm, err := home.Open(ctx, filepath.Join(dir, "h"), home.Options{MustExist: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer hm.Close()
-	ix, err := hm.Index()
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := openScaleIndex(b, filepath.Join(dir, "h"))
 	type timed struct {
 		q     string
 		took  time.Duration
@@ -401,4 +385,20 @@ func BenchmarkSearchClass(b *testing.B) {
 	b.ReportMetric(float64(percentileOf(lat, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentileOf(lat, 0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(percentileOf(lat, 1).Microseconds())/1000, "max-ms")
+}
+
+// openScaleIndex opens the index of the home at h for searching, until
+// b ends.
+func openScaleIndex(b *testing.B, h string) *index.Index {
+	b.Helper()
+	hm, err := home.Open(context.Background(), h, home.Options{MustExist: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { hm.Close() })
+	ix, err := hm.Index()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ix
 }

@@ -1,9 +1,9 @@
 package archive
 
 import (
+	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -75,13 +75,8 @@ func appendRecordJSON(dst []byte, sr *storedRecord) ([]byte, error) {
 	}
 	if len(e.Attrs) > 0 {
 		name("attrs")
-		keys := make([]string, 0, len(e.Attrs))
-		for k := range e.Attrs {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, strings.Compare)
 		dst = append(dst, '{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(e.Attrs)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -111,14 +111,14 @@ func encodeRecord(r record, sum []byte) ([]byte, error) {
 	// Summaries quote the body; escaping its '<' and '>' would keep them
 	// from compressing against it: encoding/json's form, HTML escaping
 	// off.
+	if !r.hasInline {
+		// The JSON is written after the codec byte and the sum.
+		v := append(append(make([]byte, 0, 1+len(sum)+512), codecMeta), sum...)
+		return appendRecordJSON(v, &sr)
+	}
 	j, err := appendRecordJSON(make([]byte, 0, 512), &sr)
 	if err != nil {
 		return nil, err
-	}
-	if !r.hasInline {
-		v := make([]byte, 0, 1+len(sum)+len(j))
-		v = append(append(append(v, codecMeta), sum...), j...)
-		return v, nil
 	}
 	v := make([]byte, 0, 1+len(sum)+binary.MaxVarintLen64+len(j)+len(r.inline))
 	v = append(append(v, codecInline), sum...)
@@ -285,8 +285,9 @@ func (k *knownBodies) put(sum []byte, id memex.ID) {
 	if k.m == nil {
 		k.m = map[[sha256.Size]byte]memex.ID{}
 	}
-	if len(k.m) < knownBodiesMax || k.m[[sha256.Size]byte(sum)] != (memex.ID{}) {
-		k.m[[sha256.Size]byte(sum)] = id
+	key := [sha256.Size]byte(sum)
+	if _, ok := k.m[key]; ok || len(k.m) < knownBodiesMax {
+		k.m[key] = id
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/jsondec"
 	"github.com/memex-archive/memex/internal/lazyre"
 )
 
@@ -134,7 +135,7 @@ func parseClaude(ctx context.Context, s *source) error {
 
 	end, endLine, err := s.eachLine(ctx, func(raw []byte, off int64, no int) error {
 		var l ccLine
-		if err := unmarshal(raw, &l); err != nil {
+		if err := jsondec.Unmarshal(raw, &l); err != nil {
 			s.skip(no, "malformed json", err)
 			return nil
 		}
@@ -200,7 +201,7 @@ func parseClaude(ctx context.Context, s *source) error {
 			return nil
 		}
 		var blocks []ccBlock
-		if err := unmarshal(l.Message.Content, &blocks); err != nil {
+		if err := jsondec.Unmarshal(l.Message.Content, &blocks); err != nil {
 			s.skip(no, "malformed content", err)
 			return nil
 		}

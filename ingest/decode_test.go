@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex/internal/jsondec"
 	"github.com/memex-archive/memex/internal/testutil"
 )
 
@@ -17,7 +18,7 @@ import (
 func agree[T any](t *testing.T, what string, data []byte) {
 	t.Helper()
 	var got, want T
-	gerr, werr := unmarshal(data, &got), json.Unmarshal(data, &want)
+	gerr, werr := jsondec.Unmarshal(data, &got), json.Unmarshal(data, &want)
 	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 		t.Errorf("%s %.80q: error %v, encoding/json's %v", what, data, gerr, werr)
 	}
@@ -105,7 +106,7 @@ func TestDecodeAgreesWithEncodingJSON(t *testing.T) {
 			for _, l := range bytes.Split(data, []byte{'\n'}) {
 				agree[ccLine](t, p, l)
 				var cl ccLine
-				if unmarshal(l, &cl) == nil && cl.Message != nil && len(cl.Message.Content) > 0 {
+				if jsondec.Unmarshal(l, &cl) == nil && cl.Message != nil && len(cl.Message.Content) > 0 {
 					agree[[]ccBlock](t, p, cl.Message.Content)
 				}
 				n++

@@ -1,14 +1,12 @@
 package summarize
 
 import (
-	"encoding/json"
 	"path"
 	"strconv"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/internal/jsondec"
 )
 
 // doc is the parsed view of an Input that the shape detectors share: the
@@ -498,21 +496,11 @@ func stripWrapper(s string) string {
 	return strings.TrimLeft(b.String(), "\n")
 }
 
-// v1Options are encoding/json's semantics in the json v2 implementation,
-// but for the validation pass it makes before decoding (see
-// ingest/decode.go, where the same is measured).
-var v1Options = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
-
 // decodeObject decodes b, a tool input, as json.Unmarshal decodes it into
-// a map[string]any, and says whether it did: json v2 under v1Options
-// first (most inputs are valid), encoding/json for anything it refuses.
+// a map[string]any, and says whether it did.
 func decodeObject(b []byte) (map[string]any, bool) {
 	var m map[string]any
-	if jsonv2.Unmarshal(b, &m, v1Options) == nil {
-		return m, true
-	}
-	m = nil
-	if json.Unmarshal(b, &m) != nil {
+	if jsondec.Unmarshal(b, &m) != nil {
 		return nil, false
 	}
 	return m, true

@@ -31,10 +31,10 @@ const module = "github.com/memex-archive/memex"
 // internal/hosts for the key a hook's capture is archived once under.
 var allowed = map[string][]string{
 	"":          {},
-	"summarize": {"", "internal/lazyre"},
+	"summarize": {"", "internal/jsondec", "internal/lazyre"},
 	"archive":   {"", "summarize"},
 	"index":     {"", "summarize"},
-	"ingest":    {"", "summarize", "internal/jsonerr", "internal/lazyre"},
+	"ingest":    {"", "summarize", "internal/jsondec", "internal/jsonerr", "internal/lazyre"},
 	"deref":     {"", "summarize"},
 	"api":       {"", "deref", "memory"},
 	"api/web":   {"", "api", "deref"},
@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/lint":      {},
 	"internal/redact":    {""},
 	"internal/jsonerr":   {},
+	"internal/jsondec":   {},
 	"internal/lazyre":    {},
 	"internal/catchup":   {"", "index"},
 	"internal/hosts":     {"", "ingest"},
@@ -82,6 +83,7 @@ var thirdParty = map[string][]string{
 	"modernc.org/sqlite":                     {"internal/service"},
 	"github.com/spf13/cobra":                 {"cmd/memex", "internal/cli"},
 	"github.com/gofrs/flock":                 {"internal/home", "internal/spool"},
+	"github.com/go-json-experiment/json":     {"internal/jsondec"},
 }
 
 // opensStore lists the packages whose non-test code may call archive.Open

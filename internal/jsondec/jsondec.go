@@ -1,13 +1,6 @@
-package ingest
-
-import (
-	"encoding/json"
-
-	jsonv2 "github.com/go-json-experiment/json"
-	jsonv1 "github.com/go-json-experiment/json/v1"
-)
-
-// Transcripts are decoded with the json v2 implementation
+// Package jsondec decodes JSON as encoding/json does, faster: ingest
+// decodes transcripts with it, summarize tool inputs. It uses the json v2
+// implementation
 // (go-json-experiment, what encoding/json becomes under
 // GOEXPERIMENT=jsonv2) set to encoding/json's semantics, which decodes
 // the corpora's lines and trajectories in about a third of encoding/json's
@@ -18,12 +11,22 @@ import (
 // not valid). So whatever fails is decoded again, from zero, by
 // encoding/json, whose value and error are then the ones kept: a parser
 // sees what json.Unmarshal gives it, errors included
-// (TestDecodeAgreesWithEncodingJSON).
+// (ingest.TestDecodeAgreesWithEncodingJSON).
+package jsondec
+
+import (
+	"encoding/json"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// v1Options are encoding/json's semantics but for its validation pass.
 var v1Options = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
-// unmarshal decodes data into *v, which must be zero, as json.Unmarshal
+// Unmarshal decodes data into *v, which must be zero, as json.Unmarshal
 // does.
-func unmarshal[T any](data []byte, v *T) error {
+func Unmarshal[T any](data []byte, v *T) error {
 	if jsonv2.Unmarshal(data, v, v1Options) == nil {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/memex-archive/memex"
 )
 
 // appendRecordJSON appends the JSON of sr to dst: byte for byte what
@@ -158,4 +160,36 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AsRead returns e, as Add returned it, as the store reads it back from
+// its record (Session, Get), and whether it can tell: the record
+// (appendRecordJSON) leaves out an empty alias list or attribute map and
+// turns invalid UTF-8 into U+FFFD, which AsRead does not redo: for an
+// entry with invalid UTF-8 in a string it answers false. A caller that
+// holds what it added (an import distilling its sessions) passes the
+// entries through AsRead to SessionWith.
+func AsRead(e memex.Entry) (memex.Entry, bool) {
+	for _, s := range []string{e.Project, e.Session, e.Agent, string(e.Kind), e.Tool, e.Input, e.Summary, e.AgentSummary, e.Hash} {
+		if !utf8.ValidString(s) {
+			return e, false
+		}
+	}
+	for _, a := range e.Aliases {
+		if !utf8.ValidString(a) {
+			return e, false
+		}
+	}
+	for k, v := range e.Attrs {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return e, false
+		}
+	}
+	if len(e.Aliases) == 0 {
+		e.Aliases = nil
+	}
+	if len(e.Attrs) == 0 {
+		e.Attrs = nil
+	}
+	return e, true
 }

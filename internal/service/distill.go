@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -112,13 +111,13 @@ type addedEntries struct {
 	bytes int
 }
 
-// add keeps e, when it fits and reads back as it is (storedAsIs).
+// add keeps e, when it fits and reads back as it is (archive.AsRead).
 func (a *addedEntries) add(e memex.Entry) {
 	n := entrySize(e)
 	if a.bytes+n > addedBytes {
 		return
 	}
-	e, ok := storedAsIs(e)
+	e, ok := archive.AsRead(e)
 	if !ok {
 		return
 	}
@@ -142,35 +141,6 @@ func entrySize(e memex.Entry) int {
 		n += 32 + len(k) + len(v)
 	}
 	return n
-}
-
-// storedAsIs returns e as the archive reads it back from its record, and
-// whether it can tell: the record is JSON, which leaves out an empty
-// alias list or attribute map and turns invalid UTF-8 into U+FFFD. An
-// entry with invalid UTF-8 in a string is not kept (it is read back).
-func storedAsIs(e memex.Entry) (memex.Entry, bool) {
-	for _, s := range []string{e.Project, e.Session, e.Agent, string(e.Kind), e.Tool, e.Input, e.Summary, e.AgentSummary, e.Hash} {
-		if !utf8.ValidString(s) {
-			return e, false
-		}
-	}
-	for _, a := range e.Aliases {
-		if !utf8.ValidString(a) {
-			return e, false
-		}
-	}
-	for k, v := range e.Attrs {
-		if !utf8.ValidString(k) || !utf8.ValidString(v) {
-			return e, false
-		}
-	}
-	if len(e.Aliases) == 0 {
-		e.Aliases = nil
-	}
-	if len(e.Attrs) == 0 {
-		e.Attrs = nil
-	}
-	return e, true
 }
 
 // knownSessions is a store whose sessions are read with the entries an

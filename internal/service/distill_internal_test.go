@@ -34,7 +34,7 @@ func TestDistillFromAddedEntries(t *testing.T) {
 				seen[r] = true
 				refs = append(refs, r)
 			}
-			k, ok := storedAsIs(e)
+			k, ok := archive.AsRead(e)
 			if !ok {
 				return
 			}

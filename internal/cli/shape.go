@@ -29,12 +29,9 @@ var (
 // shape writes t's shape to b: an object's or an array of objects', else
 // nothing.
 func shape(b *strings.Builder, t reflect.Type) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = deref(t)
 	switch {
-	case t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) ||
-		t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler):
+	case ownEncoding(t):
 		// Its own encoding: not a shape to read from its fields.
 	case t.Kind() == reflect.Struct:
 		b.WriteByte('{')
@@ -47,11 +44,32 @@ func shape(b *strings.Builder, t reflect.Type) {
 	}
 }
 
-// hasShape reports whether shape writes anything for t.
+// hasShape reports whether shape writes anything for t: a struct, or a
+// list of them, not encoded its own way.
 func hasShape(t reflect.Type) bool {
-	var b strings.Builder
-	shape(&b, t)
-	return b.Len() > 0
+	t = deref(t)
+	switch {
+	case ownEncoding(t):
+		return false
+	case t.Kind() == reflect.Struct:
+		return true
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		return hasShape(t.Elem())
+	}
+	return false
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// ownEncoding reports whether t (or *t) writes its own JSON or text.
+func ownEncoding(t reflect.Type) bool {
+	return t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) ||
+		t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)
 }
 
 // fields writes the fields of struct t, embedded structs' inlined; first

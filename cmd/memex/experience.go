@@ -122,8 +122,7 @@ func (a *app) exportToCommand(x service.Export, use, short, example, target, tar
 			if err != nil {
 				return err
 			}
-			render.Exported(a.stdout, path, wrote)
-			return nil
+			return render.Exported(a.stdout, path, wrote)
 		},
 	}
 	f := c.Flags()

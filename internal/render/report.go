@@ -115,10 +115,11 @@ func Distill(out io.Writer, rep memory.UpdateReport) error {
 
 // Exported says whether an export (memex export) changed the file at
 // path.
-func Exported(out io.Writer, path string, wrote bool) {
+func Exported(out io.Writer, path string, wrote bool) error {
 	if wrote {
-		fmt.Fprintf(out, "wrote %s\n", path)
-	} else {
-		fmt.Fprintf(out, "%s unchanged\n", path)
+		_, err := fmt.Fprintf(out, "wrote %s\n", path)
+		return err
 	}
+	_, err := fmt.Fprintf(out, "%s unchanged\n", path)
+	return err
 }

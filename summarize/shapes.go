@@ -488,8 +488,11 @@ func stripWrapper(s string) string {
 			continue
 		}
 		// Tags can share a line with output ("</warning><output_head>").
-		for _, tag := range []string{"<output_head>", "</output_head>", "<output_tail>", "</output_tail>", "<output>", "</output>"} {
-			line = strings.ReplaceAll(line, tag, "")
+		// Every tag holds "output": a line without it has none to remove.
+		if strings.Contains(line, "output") {
+			for _, tag := range []string{"<output_head>", "</output_head>", "<output_tail>", "</output_tail>", "<output>", "</output>"} {
+				line = strings.ReplaceAll(line, tag, "")
+			}
 		}
 		b.WriteString(line)
 	}

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
@@ -109,8 +110,84 @@ func firstLine(b []byte) string {
 // drops terminal escapes and control characters (Clean) and replaces
 // invalid UTF-8.
 func oneLine(s string) string {
-	s = strings.ToValidUTF8(Clean(s), "\uFFFD")
-	return strings.Join(strings.Fields(s), " ")
+	return joinFields(strings.ToValidUTF8(Clean(s), "\uFFFD"))
+}
+
+// joinFields is strings.Join(strings.Fields(s), " ") for valid UTF-8 s, in
+// one pass and without the slice of fields: s itself when its words are
+// already one space apart with none around them. A command of a tool
+// input (a heredoc that writes a file) can be tens of kilobytes.
+func joinFields(s string) string {
+	// Find the first byte that needs a change: a space that is not one
+	// ' ' between two words.
+	i, word := 0, false
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				if c != ' ' || !word || i+1 == len(s) || isSpaceAt(s, i+1) {
+					break
+				}
+				word = false
+			} else {
+				word = true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		word = true
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	// b ends in a word or a space (the one before s[i]) or is empty.
+	pending := len(b) > 0 && b[len(b)-1] == ' '
+	if pending {
+		b = b[:len(b)-1]
+	}
+	for i < len(s) {
+		c := s[i]
+		n := 1
+		space := false
+		if c < utf8.RuneSelf {
+			space = asciiSpace[c]
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+		}
+		if space {
+			pending = len(b) > 0
+		} else {
+			if pending {
+				b = append(b, ' ')
+				pending = false
+			}
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// asciiSpace is what strings.Fields (and unicode.IsSpace) calls space
+// below utf8.RuneSelf.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// isSpaceAt reports whether the rune at s[i] is a space.
+func isSpaceAt(s string, i int) bool {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiSpace[c]
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r)
 }
 
 // Clip shortens s to at most n bytes on a rune boundary, ending in "…" when

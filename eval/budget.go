@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -365,7 +366,8 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // error lines, head and tail; the head alone when no line holds a query
 // word), until nothing is left; an entry whose body is that of one
 // already shown, or lies whole in the query (a file search that printed
-// the path asked for), is passed over. The derefs are brief (deref.Options.Brief):
+// the path asked for), or a lesson that cites an entry of the page, is
+// passed over. The derefs are brief (deref.Options.Brief):
 // the agent holds each hit's summary from the search, so headers and
 // markers do not repeat it. The IndexedSummary then takes what the derefs
 // left, when that holds at least one of its lines, and goes first. The
@@ -413,6 +415,14 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 				continue
 			}
 			shown[e.Hash] = true
+			// A lesson is the summary lines of the entries it cites,
+			// under its own line, which the agent holds from the
+			// search; when the page holds an entry it cites, the
+			// deref of that entry shows the entry's bytes, and the
+			// lesson would spend the budget on their summaries.
+			if e.Kind == memex.KindLesson && citesAny(e, refs) {
+				continue
+			}
 			// An entry whose whole body is in the query (a file search
 			// that printed the path asked for) holds nothing the agent
 			// did not write itself: its header would only cost lines of
@@ -501,4 +511,14 @@ func pickFromSummary(entries []deref.ContextEntry, query string) []string {
 		out[i] = s.id
 	}
 	return out
+}
+
+// citesAny reports whether lesson e cites an entry whose ID is in refs.
+func citesAny(e memex.Entry, refs []string) bool {
+	for _, c := range strings.Split(e.Attrs["cites"], ",") {
+		if c = strings.TrimSpace(c); c != "" && slices.Contains(refs, c) {
+			return true
+		}
+	}
+	return false
 }

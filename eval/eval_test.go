@@ -670,3 +670,66 @@ func TestMemexPassesOverAnEntryTheQueryHolds(t *testing.T) {
 		t.Errorf("%d derefs, search shown %v, answer shown %v:\n%s", n, strings.Contains(text, glob.String()), strings.Contains(text, answer), text)
 	}
 }
+
+// TestMemexPassesOverALessonOfThePage: a lesson ranks before the failed
+// run it cites, and its body is that run's summary line and others; with
+// the run on the page, the budget goes to the run's own lines.
+func TestMemexPassesOverALessonOfThePage(t *testing.T) {
+	env := openEnv(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	add := func(i int, e memex.Entry, body string) memex.ID {
+		e.Project, e.Session, e.Agent, e.Created = "p", "s", "test", t0.Add(time.Duration(i)*time.Second)
+		id, err := env.Store.Add(ctx, e, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id.ID
+	}
+	var out strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&out, "checking widget %d of the stock list\n", i)
+	}
+	out.WriteString("ValueError: widget 12 has no price\n")
+	run := add(0, memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "python check.py", Exit: memex.IntPtr(1),
+		Summary: "bash: python check.py · exit 1 · ValueError: widget 12 has no price"}, out.String())
+	var lesson strings.Builder
+	lesson.WriteString("lesson (fixed): python check.py failed: ValueError: widget 12 has no price\n\nevidence (memex show ID):\n")
+	for i := range 12 {
+		fmt.Fprintf(&lesson, "%s  failed · bash: python check.py · exit 1 · ValueError: widget %d has no price, see the stock list\n", run, i)
+	}
+	les := add(1, memex.Entry{Kind: memex.KindLesson, Summary: "lesson (fixed): python check.py failed: ValueError",
+		Attrs: map[string]string{"status": "fixed", "cites": run.String()}}, lesson.String())
+	add(2, memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "ls", Exit: memex.IntPtr(0), Summary: "bash: ls"}, "README\n")
+	catchUp(t, env)
+	steps, err := loadSession(ctx, env.Store, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := "ValueError: widget 12 has no price"
+	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py error", Answer: answer}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
+	if len(pc.hits) != 2 || pc.hits[0].ID != les {
+		t.Fatalf("hits %v, want the lesson, then the run", pc.hits)
+	}
+	// Room for the run whole with its header, not for the lesson besides.
+	budget := summarize.CountString(out.String()) + 30
+	if budget >= summarize.CountString(lesson.String())+30+summarize.CountString(out.String()) {
+		t.Fatal("the budget holds both")
+	}
+	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize.CountString(text); got > budget {
+		t.Fatalf("used %d of %d", got, budget)
+	}
+	if strings.Contains(text, les.String()) || n != 1 || !strings.Contains(text, out.String()) {
+		t.Errorf("%d derefs, lesson shown %v, run whole %v:\n%s", n, strings.Contains(text, les.String()), strings.Contains(text, out.String()), text)
+	}
+}

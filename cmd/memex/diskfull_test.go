@@ -1,45 +1,13 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/memex-archive/memex/internal/testutil"
 )
-
-// fillDisk writes dir/fill until the disk holding dir has at most leave
-// bytes free, and returns its path.
-func fillDisk(t *testing.T, dir string, leave int64) string {
-	t.Helper()
-	p := filepath.Join(dir, "fill")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(dir, &st); err != nil {
-			t.Fatal(err)
-		}
-		free := int64(st.Bavail) * st.Bsize
-		if free <= leave {
-			return p
-		}
-		n := min(int64(len(buf)), free-leave)
-		if _, err := f.Write(buf[:n]); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return p
-			}
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestFullDisk fills a small file system under the home: reads go on, an
 // add fails with one line and exit 1, a hook exits 0 with its call spooled
@@ -69,7 +37,7 @@ func TestFullDisk(t *testing.T) {
 	}
 
 	// Room for a spooled call, not for the store.
-	fill := fillDisk(t, disk, 1<<20)
+	fill := testutil.FillTo(t, disk, 1<<20)
 	for i, id := range ids {
 		if r := run(t, home, nil, "show", id); r.code != 0 || r.stdout != strings.Repeat("acknowledged line\n", i+1) {
 			t.Fatalf("show on a full disk: %+v", r)
@@ -93,7 +61,7 @@ func TestFullDisk(t *testing.T) {
 	}
 
 	// No room at all: the call is dropped, said in a line.
-	fillDisk(t, disk, 0)
+	testutil.FillUp(t, disk)
 	if r := post("toolu_dropped"); !strings.Contains(r.stderr, "dropped") || strings.Contains(r.stderr, "goroutine") {
 		t.Fatalf("hook on a disk with no room: %+v", r)
 	}

@@ -13,6 +13,13 @@ import (
 // back.
 func FillUp(tb testing.TB, dir string) string {
 	tb.Helper()
+	return FillTo(tb, dir, 0)
+}
+
+// FillTo writes dir/fill until the disk holding dir has at most leave
+// bytes free, or refuses more, and returns the file's path.
+func FillTo(tb testing.TB, dir string, leave int64) string {
+	tb.Helper()
 	p := filepath.Join(dir, "fill")
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -21,7 +28,16 @@ func FillUp(tb testing.TB, dir string) string {
 	defer f.Close()
 	buf := make([]byte, 64<<10)
 	for len(buf) > 0 {
-		if _, err := f.Write(buf); err != nil {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(dir, &st); err != nil {
+			tb.Fatal(err)
+		}
+		free := int64(st.Bavail) * st.Bsize
+		if free <= leave {
+			break
+		}
+		n := min(int64(len(buf)), free-leave)
+		if _, err := f.Write(buf[:n]); err != nil {
 			if !errors.Is(err, syscall.ENOSPC) {
 				tb.Fatal(err)
 			}

@@ -364,10 +364,11 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // rank order, but through deref: each entry with all the budget still
 // free, whole when it fits, else its windows (lines with query words,
 // error lines, head and tail; the head alone when no line holds a query
-// word), until nothing is left; an entry whose body is that of one
+// word), until nothing is left; hits of equal score, when the first is not
+// shown whole, share what is left in one deref (deref's fair split); an entry whose body is that of one
 // already shown, or lies whole in the query (a file search that printed
 // the path asked for), or a lesson that cites an entry of the page, is
-// passed over. The derefs are brief (deref.Options.Brief):
+// passed over (pageOf). The derefs are brief (deref.Options.Brief):
 // the agent holds each hit's summary from the search, so headers and
 // markers do not repeat it. The IndexedSummary then takes what the derefs
 // left, when that holds at least one of its lines, and goes first. The
@@ -383,6 +384,7 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		return "", 0, err
 	}
 	var refs []string
+	var scores []float64 // per ref; nil when picked from the summary
 	if pick {
 		// The agent picks from the summary it would hold with the whole
 		// budget, then gives up the lines the derefs need.
@@ -394,55 +396,50 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 	} else {
 		for _, h := range pc.hits {
 			refs = append(refs, h.ID.String())
+			scores = append(scores, h.Score)
 		}
+	}
+	page, err := pageOf(ctx, env.Store, refs, scores, pc.p.Query)
+	if err != nil {
+		return "", 0, err
 	}
 	var derefs strings.Builder
 	left, n := budget-summarize.CountString(minSum), 0
-	shown := map[string]bool{}
-	for _, ref := range refs {
-		if left <= 0 {
-			break
-		}
-		// An entry whose body is one already shown (a command run again
-		// with the same output) would show the same bytes again: the
-		// agent holds its hit, and the budget goes to the next one.
-		if id, err := memex.ParseID(ref); err == nil {
-			e, err := env.Store.Get(ctx, id)
-			if err != nil {
-				return "", 0, err
-			}
-			if e.Hash != "" && shown[e.Hash] {
-				continue
-			}
-			shown[e.Hash] = true
-			// A lesson is the summary lines of the entries it cites,
-			// under its own line, which the agent holds from the
-			// search; when the page holds an entry it cites, the
-			// deref of that entry shows the entry's bytes, and the
-			// lesson would spend the budget on their summaries.
-			if e.Kind == memex.KindLesson && citesAny(e, refs) {
-				continue
-			}
-			// An entry whose whole body is in the query (a file search
-			// that printed the path asked for) holds nothing the agent
-			// did not write itself: its header would only cost lines of
-			// the next one.
-			if held, err := inQuery(ctx, env.Store, e, pc.p.Query); err != nil {
-				return "", 0, err
-			} else if held {
-				continue
-			}
-		}
-		res, err := r.Deref(ctx, []string{ref}, deref.Options{Budget: left, Query: pc.p.Query, Project: pc.p.Project, Brief: true})
+	opt := deref.Options{Query: pc.p.Query, Project: pc.p.Project, Brief: true}
+	for i := 0; i < len(page) && left > 0; {
+		opt.Budget = left
+		res, err := r.Deref(ctx, []string{page[i].ref}, opt)
 		if errors.Is(err, memex.ErrBudgetTooSmall) {
 			break
 		}
 		if err != nil {
 			return "", 0, err
 		}
+		// Hits of one score (a file's views asked for by its path, runs
+		// of one command) are ones the search cannot tell apart: when
+		// the first is not shown whole, they share what is left, by
+		// deref's own split, instead of the first taking it all.
+		j := i + 1
+		for j < len(page) && page[j].tied(page[i]) {
+			j++
+		}
+		if j > i+1 && len(res.Items) == 1 && !res.Items[0].Complete {
+			shared, err := r.Deref(ctx, refsOf(page[i:j]), opt)
+			switch {
+			case err == nil:
+				res = shared
+			case errors.Is(err, memex.ErrBudgetTooSmall):
+				j = i + 1 // no room for each one's best line: the first alone
+			default:
+				return "", 0, err
+			}
+		} else {
+			j = i + 1
+		}
 		derefs.WriteString(res.Text)
 		left -= res.Used
-		n++
+		n += j - i
+		i = j
 	}
 	dtext := derefs.String()
 	sumText, sres, err := summary(ctx, r, pc, budget-summarize.CountString(dtext))
@@ -461,6 +458,65 @@ func memexContext(ctx context.Context, env Env, r *deref.Reader, pc *probeCtx, b
 		text = headFit(text, budget)
 	}
 	return text, n, nil
+}
+
+// pageEntry is a hit memex dereferences, with its search score (NaN when
+// it was picked from the summary).
+type pageEntry struct {
+	ref   string
+	score float64
+}
+
+// tied reports two hits the search scored alike.
+func (p pageEntry) tied(q pageEntry) bool { return sameScore(p.score, q.score) }
+
+// refsOf lists the entries' references.
+func refsOf(page []pageEntry) []string {
+	out := make([]string, len(page))
+	for i, p := range page {
+		out[i] = p.ref
+	}
+	return out
+}
+
+// pageOf passes over, in rank order, an entry whose body is that of one
+// before it (a command run again with the same output: the agent holds its
+// hit, and the budget goes to the next one), a lesson that cites an entry
+// of the page (a lesson is the summary lines of the entries it cites,
+// under its own line, which the agent holds from the search; the deref of
+// the cited entry shows that entry's bytes), and an entry whose whole body
+// is in the query (a file search that printed the path asked for holds
+// nothing the agent did not write itself: its header would only cost lines
+// of the next one). scores, when not nil, holds each ref's score.
+func pageOf(ctx context.Context, s *archive.Store, refs []string, scores []float64, query string) ([]pageEntry, error) {
+	var page []pageEntry
+	shown := map[string]bool{}
+	for i, ref := range refs {
+		p := pageEntry{ref: ref, score: math.NaN()}
+		if scores != nil {
+			p.score = scores[i]
+		}
+		if id, err := memex.ParseID(ref); err == nil {
+			e, err := s.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if e.Hash != "" && shown[e.Hash] {
+				continue
+			}
+			shown[e.Hash] = true
+			if e.Kind == memex.KindLesson && citesAny(e, refs) {
+				continue
+			}
+			if held, err := inQuery(ctx, s, e, query); err != nil {
+				return nil, err
+			} else if held {
+				continue
+			}
+		}
+		page = append(page, p)
+	}
+	return page, nil
 }
 
 // inQuery reports an entry whose body, spaces trimmed, is not empty and

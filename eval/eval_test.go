@@ -733,3 +733,75 @@ func TestMemexPassesOverALessonOfThePage(t *testing.T) {
 		t.Errorf("%d derefs, lesson shown %v, run whole %v:\n%s", n, strings.Contains(text, les.String()), strings.Contains(text, out.String()), text)
 	}
 }
+
+// TestMemexSharesTheBudgetAmongTiedHits runs one command twice with
+// outputs of one size: the search scores the runs alike, and the older
+// holds the answer in its last line. Neither fits whole; the newer, first
+// among the tied hits, took all the budget before.
+func TestMemexSharesTheBudgetAmongTiedHits(t *testing.T) {
+	env := openEnv(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	outputOf := func(failed int) string {
+		var out strings.Builder
+		for i := range 200 {
+			fmt.Fprintf(&out, "scanning item %03d of the stock list\n", i)
+		}
+		fmt.Fprintf(&out, "check.py: %d failed\n", failed)
+		return out.String()
+	}
+	var runs []memex.ID
+	for i, failed := range []int{6, 5} {
+		e := memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "python check.py", Exit: memex.IntPtr(1),
+			Summary: "bash: python check.py · exit 1", Project: "p", Session: "s", Agent: "test",
+			Created: t0.Add(time.Duration(i) * time.Second)}
+		id, err := env.Store.Add(ctx, e, strings.NewReader(outputOf(failed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, id.ID)
+	}
+	if _, err := env.Store.Add(ctx, memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "ls", Exit: memex.IntPtr(0),
+		Summary: "bash: ls", Project: "p", Session: "s", Agent: "test", Created: t0.Add(2 * time.Second)},
+		strings.NewReader("README\n")); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, env)
+	steps, err := loadSession(ctx, env.Store, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py",
+		Answer: "check.py: 6 failed"}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
+	if len(pc.hits) != 2 || pc.hits[0].ID != runs[1] || !sameScore(pc.hits[0].Score, pc.hits[1].Score) {
+		t.Fatalf("hits %v, want the two runs, newest first, of one score", pc.hits)
+	}
+	budget := 600
+	if summarize.CountString(outputOf(5)) < budget {
+		t.Fatal("a run fits whole")
+	}
+	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize.CountString(text); got > budget {
+		t.Fatalf("used %d of %d", got, budget)
+	}
+	if n != 2 || !strings.Contains(text, "check.py: 6 failed") || !strings.Contains(text, "check.py: 5 failed") {
+		t.Errorf("%d derefs, want both runs' last lines:\n%s", n, text)
+	}
+	// Room for the newer whole: it is shown whole, as any hit that fits.
+	budget = summarize.CountString(outputOf(5)) + 40
+	if text, _, err = memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, outputOf(5)) {
+		t.Errorf("the newer run not whole at %d tokens:\n%s", budget, text)
+	}
+}

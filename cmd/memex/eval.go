@@ -92,8 +92,9 @@ func (a *app) evalBudgetCommand() *cobra.Command {
 what existed before the probe's point, and count a hit when the answer appears in it
 exactly. Strategies: truncate (latest raw transcript), summary (IndexedSummary alone),
 rag (search hits' raw content), memex (search, then deref of the hits in rank order,
-each whole when it fits in what is left, else its windows, with brief headers and
-markers, until the budget is spent; the IndexedSummary gets what the derefs leave),
+each whole when it fits in what is left, else its windows, hits of one score sharing
+what is left, with brief headers and markers, until the budget is spent; the
+IndexedSummary gets what the derefs leave),
 memex-pick (the same,
 picking entries from the summary's lines instead of searching). A context over its
 budget fails the run.

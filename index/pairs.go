@@ -10,7 +10,7 @@ import bindex "github.com/blevesearch/bleve_index_api"
 // its pairs, taken from the index; the content then confirms them (the
 // order of three pieces or more: holding "a b" and "b c" is not holding
 // "a b c"). The pieces of a text are those of its query words (wordsOf):
-// each word's parts, or the word when it has one part (see phraseRegexp).
+// each word's parts, or the word when it has one part (see phraseMatcher).
 //
 // Only pairs with a stop word (common grams): a phrase's other words are
 // rare enough to narrow its candidates by themselves, while "to and run"

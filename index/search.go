@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -507,55 +507,78 @@ func matchesAll(phrases []phraseMatcher, hay [][]byte) bool {
 	return true
 }
 
-// phraseMatcher finds one quoted phrase in lower-cased text.
+// phraseMatcher finds one quoted phrase in lower-cased text: its pieces
+// (each word's parts, or the word) in order, separated by anything but
+// letters and digits, so that "parse config" also matches parseConfig and
+// parse_config (lower-cased: parseconfig, parse_config).
 type phraseMatcher struct {
-	re      *regexp.Regexp
-	literal [][]byte // the phrase's pieces, longest first
+	pieces  [][]byte // in phrase order
+	literal [][]byte // the same, longest first
 }
 
 func newPhraseMatcher(ph qphrase) phraseMatcher {
-	m := phraseMatcher{re: phraseRegexp(ph)}
+	var m phraseMatcher
 	for _, w := range ph.words {
 		parts := w.w.parts
 		if len(parts) == 0 {
 			parts = []string{w.w.whole}
 		}
 		for _, pc := range parts {
-			m.literal = append(m.literal, []byte(pc))
+			m.pieces = append(m.pieces, []byte(pc))
 		}
 	}
+	m.literal = slices.Clone(m.pieces)
 	sort.SliceStable(m.literal, func(i, j int) bool { return len(m.literal[i]) > len(m.literal[j]) })
 	return m
 }
 
 // match reports whether the phrase is in text. Most candidates lack one
 // of its pieces altogether: looking for each piece (a vectorised byte
-// search) rejects them without running the expression.
+// search) rejects them before the pieces' order is checked.
 func (m phraseMatcher) match(text []byte) bool {
+	if len(m.pieces) == 0 {
+		return true
+	}
 	for _, l := range m.literal {
 		if !bytes.Contains(text, l) {
 			return false
 		}
 	}
-	return m.re.Match(text)
+	first := m.pieces[0]
+	for off := 0; off < len(text); {
+		i := bytes.Index(text[off:], first)
+		if i < 0 {
+			return false
+		}
+		if piecesAt(text[off+i:], m.pieces) {
+			return true
+		}
+		off += i + 1
+	}
+	return false
 }
 
-// phraseRegexp matches the phrase's pieces in order in lower-cased text,
-// separated by anything but letters and digits (so "parse config" also
-// matches parseConfig and parse_config). Lower-casing the text once beats
-// (?i): the expression keeps a literal prefix to scan for.
-func phraseRegexp(ph qphrase) *regexp.Regexp {
-	var pieces []string
-	for _, w := range ph.words {
-		parts := w.w.parts
-		if len(parts) == 0 {
-			parts = []string{w.w.whole}
-		}
-		for _, pc := range parts {
-			pieces = append(pieces, regexp.QuoteMeta(pc))
-		}
+// piecesAt reports whether text starts with pieces in order, each
+// separated from the next by a run (maybe empty) of runes that are neither
+// letters nor digits; a rune that is not valid UTF-8 separates.
+func piecesAt(text []byte, pieces [][]byte) bool {
+	if !bytes.HasPrefix(text, pieces[0]) {
+		return false
 	}
-	return regexp.MustCompile(strings.Join(pieces, `[^\pL\pN]*`))
+	rest := text[len(pieces[0]):]
+	if len(pieces) == 1 {
+		return true
+	}
+	for {
+		if piecesAt(rest, pieces[1:]) {
+			return true
+		}
+		r, n := utf8.DecodeRune(rest)
+		if n == 0 || unicode.IsLetter(r) || unicode.IsNumber(r) {
+			return false
+		}
+		rest = rest[n:]
+	}
 }
 
 // build makes the bleve query: the words, scored by queryOf; every

@@ -620,6 +620,12 @@ func (p *parsed) build() query.Query {
 	if len(must) == 0 {
 		must = append(must, bleve.NewMatchAllQuery())
 	}
+	if len(must) == 1 && len(filters) == 0 {
+		// No filters: a conjunction of one would only pass the scores
+		// on (adding each to 0, which leaves it as it is) at a cost per
+		// match.
+		return must[0]
+	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(must...)
 	if len(filters) > 0 {

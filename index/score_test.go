@@ -1,0 +1,276 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/memex-archive/memex"
+)
+
+// randomCorpus is a random corpus: words of a Zipf-distributed vocabulary
+// (a few common, many rare), some compound (snake_case, camelCase, paths),
+// in fields of random lengths, with some entries repeated exactly so that
+// scores tie.
+func randomCorpus(r *rand.Rand, n int) ([]entry, []string) {
+	vocab := make([]string, 300)
+	for i := range vocab {
+		var b strings.Builder
+		for range 3 + r.IntN(6) {
+			b.WriteByte(byte('a' + r.IntN(26)))
+		}
+		vocab[i] = b.String()
+		switch r.IntN(12) {
+		case 0:
+			vocab[i] += "_" + vocab[r.IntN(i+1)]
+		case 1:
+			vocab[i] += strings.ToUpper(vocab[r.IntN(i+1)][:1]) + vocab[r.IntN(i+1)][1:]
+		case 2:
+			vocab[i] = vocab[r.IntN(i+1)] + "/" + vocab[i] + ".go"
+		}
+	}
+	z := rand.NewZipf(r, 1.1, 3, uint64(len(vocab)-1))
+	words := func(max int) string {
+		var ws []string
+		for range r.IntN(max + 1) {
+			ws = append(ws, vocab[z.Uint64()])
+		}
+		return strings.Join(ws, " ")
+	}
+	tools := []string{"Bash", "Read", "Edit"}
+	var es []entry
+	for i := range n {
+		if i > 0 && r.IntN(8) == 0 {
+			e := es[r.IntN(len(es))]
+			e.name = fmt.Sprintf("e%d", i)
+			es = append(es, e)
+			continue
+		}
+		long := 30
+		if r.IntN(5) == 0 {
+			long = 400
+		}
+		es = append(es, entry{name: fmt.Sprintf("e%d", i), project: "p", session: "s", tool: tools[r.IntN(len(tools))],
+			kind: memex.KindTool, summary: words(6), input: words(4), content: words(long)})
+	}
+	return es, vocab
+}
+
+// randomQueries draws queries of 1 to 5 words, mostly from the vocabulary
+// (common and rare alike), sometimes one the corpus lacks, some with a
+// filter or a phrase (so that the words' searcher is advanced, not only
+// walked).
+func randomQueries(r *rand.Rand, vocab []string, n int) []string {
+	var qs []string
+	for range n {
+		var ws []string
+		for range 1 + r.IntN(5) {
+			switch {
+			case r.IntN(10) == 0:
+				ws = append(ws, "zzqx")
+			case r.IntN(2) == 0:
+				ws = append(ws, vocab[r.IntN(10)]) // common
+			default:
+				ws = append(ws, vocab[r.IntN(len(vocab))])
+			}
+		}
+		switch r.IntN(6) {
+		case 0:
+			ws = append(ws, "tool:Bash")
+		case 1:
+			ws = append(ws, `"`+vocab[r.IntN(10)]+" "+vocab[r.IntN(10)]+`"`)
+		}
+		qs = append(qs, strings.Join(ws, " "))
+	}
+	return qs
+}
+
+// TestSumSearcherExact compares sumSearcher with the searcher it replaced
+// (bleve's disjunction asked for each match's clause scores, added in
+// clause order) on random corpora and queries: the same hits in the same
+// order with the same scores to the bit, and the same count, for several
+// limits.
+func TestSumSearcherExact(t *testing.T) {
+	runs := 0
+	for seed := range uint64(5) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		f := newFixture(t, nil)
+		es, vocab := randomCorpus(r, 300+r.IntN(700))
+		f.add(t, es...)
+		for _, text := range randomQueries(r, vocab, 60) {
+			p, err := parse(Query{Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.scoring()) == 0 {
+				continue
+			}
+			bq := p.build()
+			ref := refOf(bq)
+			if _, ok := ref.(*query.BooleanQuery); !ok {
+				// As build made it before: the words a boolean's one must.
+				b := bleve.NewBooleanQuery()
+				b.AddMust(ref)
+				ref = b
+			}
+			for _, limit := range []int{1, 3, 10, 40, MaxLimit} {
+				want, err := f.ix.ranked(t.Context(), ref, limit, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := f.ix.ranked(t.Context(), bq, limit, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs++
+				where := fmt.Sprintf("seed %d, %q, limit %d", seed, text, limit)
+				if got.Total != want.Total {
+					t.Errorf("%s: total %d, want %d", where, got.Total, want.Total)
+				}
+				if len(got.Hits) != len(want.Hits) {
+					t.Errorf("%s: %d hits, want %d", where, len(got.Hits), len(want.Hits))
+					continue
+				}
+				for i := range got.Hits {
+					if got.Hits[i].ID != want.Hits[i].ID || got.Hits[i].Score != want.Hits[i].Score {
+						t.Errorf("%s: hit %d is %s (%v), want %s (%v)", where, i,
+							got.Hits[i].ID, got.Hits[i].Score, want.Hits[i].ID, want.Hits[i].Score)
+						break
+					}
+				}
+			}
+		}
+	}
+	if runs < 1000 {
+		t.Errorf("only %d searches compared", runs)
+	}
+}
+
+// refOf is q with every sumQuery run by refSum.
+func refOf(q query.Query) query.Query {
+	switch q := q.(type) {
+	case *sumQuery:
+		c := *q
+		c.clauses = make([]query.Query, len(q.clauses))
+		for i, cl := range q.clauses {
+			c.clauses[i] = refOf(cl)
+		}
+		return &refSum{c}
+	case *query.BooleanQuery:
+		c := *q
+		if q.Must != nil {
+			c.Must = refOf(q.Must)
+		}
+		return &c
+	case *query.ConjunctionQuery:
+		c := *q
+		c.Conjuncts = make([]query.Query, len(q.Conjuncts))
+		for i, cl := range q.Conjuncts {
+			c.Conjuncts[i] = refOf(cl)
+		}
+		return &c
+	case *query.DisjunctionQuery:
+		c := *q
+		c.Disjuncts = make([]query.Query, len(q.Disjuncts))
+		for i, cl := range q.Disjuncts {
+			c.Disjuncts[i] = refOf(cl)
+		}
+		return &c
+	}
+	return q
+}
+
+// refSum is a sumQuery run as before sumSearcher: bleve's disjunction
+// hands each match's clause scores over in a map, added here in clause
+// order.
+type refSum struct{ sumQuery }
+
+func (q *refSum) Searcher(ctx context.Context, i bindex.IndexReader, m mapping.IndexMapping,
+	options search.SearcherOptions) (search.Searcher, error) {
+	var ss []search.Searcher
+	var weights []float64
+	docs, err := i.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	for k, c := range q.clauses {
+		s, err := c.Searcher(ctx, i, m, options)
+		if err != nil {
+			return nil, err
+		}
+		if _, none := s.(*searcher.MatchNoneSearcher); none {
+			_ = s.Close()
+			continue
+		}
+		ss = append(ss, s)
+		if q.df != nil {
+			df, err := maxDocFreq(ctx, i, q.df[k])
+			if err != nil {
+				return nil, err
+			}
+			weights = append(weights, idf(float64(docs), df))
+		}
+	}
+	if len(ss) == 0 {
+		return searcher.NewMatchNoneSearcher(i)
+	}
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	bctx := context.WithValue(ctx, search.IncludeScoreBreakdownKey, true)
+	ds, err := searcher.NewDisjunctionSearcher(bctx, i, ss, float64(q.min), options)
+	if err != nil {
+		return nil, err
+	}
+	return &refSumSearcher{Searcher: ds, weights: weights, total: total, n: len(ss)}, nil
+}
+
+type refSumSearcher struct {
+	search.Searcher
+	weights []float64
+	total   float64
+	n       int
+}
+
+func (s *refSumSearcher) score(dm *search.DocumentMatch) *search.DocumentMatch {
+	if dm == nil {
+		return nil
+	}
+	sum, got := 0.0, 0.0
+	for k := range s.n {
+		v, ok := dm.ScoreBreakdown[k]
+		if !ok {
+			continue
+		}
+		sum += v
+		if s.weights != nil {
+			got += s.weights[k]
+		}
+	}
+	if s.weights != nil && s.total > 0 {
+		sum *= got / s.total
+	}
+	dm.Score = sum
+	clear(dm.ScoreBreakdown)
+	return dm
+}
+
+func (s *refSumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	dm, err := s.Searcher.Next(ctx)
+	return s.score(dm), err
+}
+
+func (s *refSumSearcher) Advance(ctx *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+	dm, err := s.Searcher.Advance(ctx, id)
+	return s.score(dm), err
+}

@@ -38,26 +38,39 @@ var _ query.Query = (*sumQuery)(nil)
 
 func (q *sumQuery) Searcher(ctx context.Context, i bindex.IndexReader, m mapping.IndexMapping,
 	options search.SearcherOptions) (search.Searcher, error) {
-	ss := make([]search.Searcher, 0, len(q.clauses))
-	var weights []float64
-	closeAll := func() {
+	ss, weights, total, err := q.clauseSearchers(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 {
+		return searcher.NewMatchNoneSearcher(i)
+	}
+	return newSumSearcher(ss, q.min, weights, total), nil
+}
+
+// clauseSearchers opens the searchers of q's clauses that can match, with
+// each one's coverage weight (nil without coverage) and their total.
+func (q *sumQuery) clauseSearchers(ctx context.Context, i bindex.IndexReader, m mapping.IndexMapping,
+	options search.SearcherOptions) (ss []search.Searcher, weights []float64, total float64, err error) {
+	ss = make([]search.Searcher, 0, len(q.clauses))
+	fail := func(err error) ([]search.Searcher, []float64, float64, error) {
 		for _, s := range ss {
 			_ = s.Close()
 		}
+		return nil, nil, 0, err
 	}
 	var n float64
 	if q.df != nil {
 		docs, err := i.DocCount()
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		n = float64(docs)
 	}
 	for k, c := range q.clauses {
 		s, err := c.Searcher(ctx, i, m, options)
 		if err != nil {
-			closeAll()
-			return nil, err
+			return fail(err)
 		}
 		if _, none := s.(*searcher.MatchNoneSearcher); none {
 			_ = s.Close()
@@ -67,20 +80,15 @@ func (q *sumQuery) Searcher(ctx context.Context, i bindex.IndexReader, m mapping
 		if q.df != nil {
 			df, err := maxDocFreq(ctx, i, q.df[k])
 			if err != nil {
-				closeAll()
-				return nil, err
+				return fail(err)
 			}
 			weights = append(weights, idf(n, df))
 		}
 	}
-	if len(ss) == 0 {
-		return searcher.NewMatchNoneSearcher(i)
-	}
-	total := 0.0
 	for _, w := range weights {
 		total += w
 	}
-	return newSumSearcher(ss, q.min, weights, total), nil
+	return ss, weights, total, nil
 }
 
 // idf is BM25's inverse document frequency.

@@ -196,36 +196,12 @@ type refSum struct{ sumQuery }
 
 func (q *refSum) Searcher(ctx context.Context, i bindex.IndexReader, m mapping.IndexMapping,
 	options search.SearcherOptions) (search.Searcher, error) {
-	var ss []search.Searcher
-	var weights []float64
-	docs, err := i.DocCount()
+	ss, weights, total, err := q.clauseSearchers(ctx, i, m, options)
 	if err != nil {
 		return nil, err
 	}
-	for k, c := range q.clauses {
-		s, err := c.Searcher(ctx, i, m, options)
-		if err != nil {
-			return nil, err
-		}
-		if _, none := s.(*searcher.MatchNoneSearcher); none {
-			_ = s.Close()
-			continue
-		}
-		ss = append(ss, s)
-		if q.df != nil {
-			df, err := maxDocFreq(ctx, i, q.df[k])
-			if err != nil {
-				return nil, err
-			}
-			weights = append(weights, idf(float64(docs), df))
-		}
-	}
 	if len(ss) == 0 {
 		return searcher.NewMatchNoneSearcher(i)
-	}
-	total := 0.0
-	for _, w := range weights {
-		total += w
 	}
 	bctx := context.WithValue(ctx, search.IncludeScoreBreakdownKey, true)
 	ds, err := searcher.NewDisjunctionSearcher(bctx, i, ss, float64(q.min), options)

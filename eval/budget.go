@@ -364,11 +364,12 @@ func rag(ctx context.Context, env Env, pc *probeCtx, budget int) (string, int, e
 // rank order, but through deref: each entry with all the budget still
 // free, whole when it fits, else its windows (lines with query words,
 // error lines, head and tail; the head alone when no line holds a query
-// word), until nothing is left; hits of equal score, when the first is not
-// shown whole, share what is left in one deref (deref's fair split); an entry whose body is that of one
-// already shown, or lies whole in the query (a file search that printed
-// the path asked for), or a lesson that cites an entry of the page, is
-// passed over (pageOf). The derefs are brief (deref.Options.Brief):
+// word), until nothing is left; hits of equal score, when the first is
+// not shown whole, share what is left in one deref (deref's fair split);
+// an entry whose body is that of one already shown, or lies whole in the
+// query (a file search that printed the path asked for), or a lesson that
+// cites an entry of the page, is passed over (pageOf). The derefs are
+// brief (deref.Options.Brief):
 // the agent holds each hit's summary from the search, so headers and
 // markers do not repeat it. The IndexedSummary then takes what the derefs
 // left, when that holds at least one of its lines, and goes first. The

@@ -45,6 +45,7 @@ func (q *sumQuery) Searcher(ctx context.Context, i bindex.IndexReader, m mapping
 	if len(ss) == 0 {
 		return searcher.NewMatchNoneSearcher(i)
 	}
+	prefetching(ss, options)
 	return newSumSearcher(ss, q.min, weights, total), nil
 }
 

@@ -100,6 +100,94 @@ func randomQueries(r *rand.Rand, vocab []string, n int) []string {
 // order with the same scores to the bit, and the same count, for several
 // limits.
 func TestSumSearcherExact(t *testing.T) {
+	sumSearcherExact(t)
+}
+
+// TestPrefetchExact is TestSumSearcherExact with every conjunction among
+// a sumQuery's clauses walked ahead on a goroutine of its own (prefetcher):
+// the same hits, order, scores and counts as bleve's disjunction walking
+// them itself.
+func TestPrefetchExact(t *testing.T) {
+	old := prefetchAt
+	prefetchAt = 0
+	defer func() { prefetchAt = old }()
+	sumSearcherExact(t)
+}
+
+// TestPrefetchClose closes prefetching searchers before, during and after
+// their walk: Close waits for the walk to stop, whatever was read.
+func TestPrefetchClose(t *testing.T) {
+	old := prefetchAt
+	prefetchAt = 0
+	defer func() { prefetchAt = old }()
+	f := newFixture(t, nil)
+	var es []entry
+	for i := range 3 * prefetchBatch {
+		es = append(es, entry{name: fmt.Sprintf("e%d", i), project: "p", session: "s", kind: memex.KindTool,
+			tool: "Read", summary: "read db/models/query.py", input: "db/models/query.py"})
+	}
+	f.add(t, es...)
+	p, err := parse(Query{Text: "models/query.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := f.ix.bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, reads := range []int{0, 1, prefetchBatch + 1, 10 * prefetchBatch} {
+		s, err := p.build().Searcher(t.Context(), r, f.ix.bi.Mapping(), search.SearcherOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasPrefetcher(s) {
+			t.Fatalf("no prefetcher in %#v", s)
+		}
+		ctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+		n := 0
+		for range reads {
+			d, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				break
+			}
+			n++
+			ctx.DocumentMatchPool.Put(d)
+		}
+		if want := min(reads, len(es)); n != want {
+			t.Errorf("%d reads: %d matches, want %d", reads, n, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil { // a second time
+			t.Fatal(err)
+		}
+	}
+}
+
+func hasPrefetcher(s search.Searcher) bool {
+	switch s := s.(type) {
+	case *prefetcher:
+		return true
+	case *sumSearcher:
+		for _, c := range s.ss {
+			if hasPrefetcher(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sumSearcherExact(t *testing.T) {
 	runs := 0
 	for seed := range uint64(5) {
 		r := rand.New(rand.NewPCG(seed, 7))

@@ -1,6 +1,9 @@
 package index
 
 import (
+	"context"
+	"sync/atomic"
+
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -47,7 +50,11 @@ type prefetcher struct {
 
 var _ search.Searcher = (*prefetcher)(nil)
 
+// prefetchers counts the prefetchers made, for the tests.
+var prefetchers atomic.Int64
+
 func newPrefetcher(s search.Searcher) *prefetcher {
+	prefetchers.Add(1)
 	return &prefetcher{s: s, out: make(chan *prefetched, 4), back: make(chan *prefetched, 4),
 		done: make(chan struct{}), quit: make(chan struct{})}
 }
@@ -178,9 +185,12 @@ func (p *prefetcher) Size() int                  { return p.s.Size() }
 func (p *prefetcher) DocumentMatchPoolSize() int { return 1 }
 
 // prefetching wraps the conjunctions among ss that are worth walking
-// ahead, unless the search asks for more of a match than its ID and score.
-func prefetching(ss []search.Searcher, options search.SearcherOptions) {
-	if options.IncludeTermVectors || options.Explain || options.Score == "none" {
+// ahead, unless the search asks for more of a match than its ID and score,
+// or a filter narrows the matches (ctx holds no aheadKey): a walk ahead
+// reads every match, where the search's own walk would skip to the
+// entries the filter leaves in.
+func prefetching(ctx context.Context, ss []search.Searcher, options search.SearcherOptions) {
+	if options.IncludeTermVectors || options.Explain || options.Score == "none" || ctx.Value(aheadKey{}) == nil {
 		return
 	}
 	for k, s := range ss {

@@ -29,7 +29,14 @@ type sumQuery struct {
 	// for the clause's in the coverage (the most frequent is taken);
 	// nil: no coverage factor.
 	df [][]fieldTerm
+	// ahead: the query is the whole search, no filter narrowing its
+	// matches, so its large conjunctions, and those of the sumQueries
+	// among its clauses, may be walked ahead (prefetching).
+	ahead bool
 }
+
+// aheadKey marks the context of a sumQuery's searchers when ahead is set.
+type aheadKey struct{}
 
 // fieldTerm is a term of one field.
 type fieldTerm struct{ field, term string }
@@ -38,6 +45,9 @@ var _ query.Query = (*sumQuery)(nil)
 
 func (q *sumQuery) Searcher(ctx context.Context, i bindex.IndexReader, m mapping.IndexMapping,
 	options search.SearcherOptions) (search.Searcher, error) {
+	if q.ahead {
+		ctx = context.WithValue(ctx, aheadKey{}, true)
+	}
 	ss, weights, total, err := q.clauseSearchers(ctx, i, m, options)
 	if err != nil {
 		return nil, err
@@ -45,7 +55,7 @@ func (q *sumQuery) Searcher(ctx context.Context, i bindex.IndexReader, m mapping
 	if len(ss) == 0 {
 		return searcher.NewMatchNoneSearcher(i)
 	}
-	prefetching(ss, options)
+	prefetching(ctx, ss, options)
 	return newSumSearcher(ss, q.min, weights, total), nil
 }
 

@@ -173,6 +173,39 @@ func TestPrefetchClose(t *testing.T) {
 	}
 }
 
+// TestPrefetchOnlyUnfiltered: a search that a filter narrows walks its
+// conjunctions itself, skipping to the entries the filter leaves in; a
+// walk ahead would read every match.
+func TestPrefetchOnlyUnfiltered(t *testing.T) {
+	old := prefetchAt
+	prefetchAt = 0
+	defer func() { prefetchAt = old }()
+	f := newFixture(t, nil)
+	f.add(t, entry{name: "e", project: "p", session: "s", kind: memex.KindTool,
+		tool: "Read", summary: "read db/models/query.py", input: "db/models/query.py"})
+	for _, c := range []struct {
+		q    Query
+		want bool
+	}{
+		{Query{Text: "models/query.py"}, true},
+		{Query{Text: "models/query.py", Project: "p"}, false},
+		{Query{Text: "models/query.py kind:tool"}, false},
+		{Query{Text: "models/query.py", Session: "s"}, false},
+	} {
+		before := prefetchers.Load()
+		res, err := f.ix.Search(t.Context(), c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 {
+			t.Fatalf("%+v: %d hits, want 1", c.q, len(res.Hits))
+		}
+		if got := prefetchers.Load() > before; got != c.want {
+			t.Errorf("%+v: prefetching %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
 func hasPrefetcher(s search.Searcher) bool {
 	switch s := s.(type) {
 	case *prefetcher:

@@ -624,6 +624,11 @@ func (p *parsed) build() query.Query {
 		// No filters: a conjunction of one would only pass the scores
 		// on (adding each to 0, which leaves it as it is) at a cost per
 		// match.
+		if sq, ok := must[0].(*sumQuery); ok {
+			// Nothing narrows the words' matches: walking their large
+			// conjunctions ahead reads no posting the search would skip.
+			sq.ahead = true
+		}
 		return must[0]
 	}
 	bq := bleve.NewBooleanQuery()

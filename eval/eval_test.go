@@ -36,6 +36,25 @@ func openEnv(t *testing.T) Env {
 	return Env{Store: s, Index: ix}
 }
 
+// searched resolves p against its session and runs its search, as Budget
+// does before assembling the strategies' contexts.
+func searched(t *testing.T, env Env, p Probe) *probeCtx {
+	t.Helper()
+	ctx := context.Background()
+	steps, err := loadSession(ctx, env.Store, p.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := resolve(ctx, env.Store, p, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.hits, err = search(ctx, env, pc); err != nil {
+		t.Fatal(err)
+	}
+	return pc
+}
+
 func catchUp(t *testing.T, env Env) {
 	t.Helper()
 	if _, err := catchup.CatchUp(context.Background(), env.Store, env.Index); err != nil {
@@ -236,18 +255,8 @@ func TestMemexShowsTheTopHitWholeWhenItFits(t *testing.T) {
 	}
 	add(4, "ls", "bash: ls · exit 0", "README\n")
 	catchUp(t, env)
-	steps, err := loadSession(ctx, env.Store, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := Probe{ID: "p1", Project: "p", Session: "s", At: "4", Query: "make widget", Answer: "checksum of the middle artefact was 7f3a9c"}
-	pc, err := resolve(ctx, env.Store, p, steps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pc.hits, err = search(ctx, env, pc); err != nil {
-		t.Fatal(err)
-	}
+	pc := searched(t, env, p)
 	whole := summarize.CountString(long.String())
 	budget := whole + 300
 	text, n, err := memexContext(ctx, env, deref.New(env.Store), pc, budget, false, BudgetOptions{SummaryShare: SummaryShare})
@@ -581,17 +590,7 @@ func TestMemexShowsAnOutputOnce(t *testing.T) {
 	}
 	add(5, "done\n")
 	catchUp(t, env)
-	steps, err := loadSession(ctx, env.Store, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "5", Query: "python check.py", Answer: "widget 12 out of stock"}, steps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pc.hits, err = search(ctx, env, pc); err != nil {
-		t.Fatal(err)
-	}
+	pc := searched(t, env, Probe{ID: "p", Project: "p", Session: "s", At: "5", Query: "python check.py", Answer: "widget 12 out of stock"})
 	if len(pc.hits) != 5 {
 		t.Fatalf("%d hits, want the 5 runs", len(pc.hits))
 	}
@@ -635,18 +634,8 @@ func TestMemexPassesOverAnEntryTheQueryHolds(t *testing.T) {
 	glob := add(1, "Glob", "**/report_totals.py", path+"\n")
 	add(2, "Bash", "ls", "README\n")
 	catchUp(t, env)
-	steps, err := loadSession(ctx, env.Store, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
 	answer := "total_60 = sum(row.amount for row in rows_60)"
-	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: path, Answer: answer}, steps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pc.hits, err = search(ctx, env, pc); err != nil {
-		t.Fatal(err)
-	}
+	pc := searched(t, env, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: path, Answer: answer})
 	if len(pc.hits) != 2 {
 		t.Fatalf("%d hits, want the read and the search", len(pc.hits))
 	}
@@ -702,18 +691,8 @@ func TestMemexPassesOverALessonOfThePage(t *testing.T) {
 		Attrs: map[string]string{"status": "fixed", "cites": run.String()}}, lesson.String())
 	add(2, memex.Entry{Kind: memex.KindTool, Tool: "bash", Input: "ls", Exit: memex.IntPtr(0), Summary: "bash: ls"}, "README\n")
 	catchUp(t, env)
-	steps, err := loadSession(ctx, env.Store, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
 	answer := "ValueError: widget 12 has no price"
-	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py error", Answer: answer}, steps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pc.hits, err = search(ctx, env, pc); err != nil {
-		t.Fatal(err)
-	}
+	pc := searched(t, env, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py error", Answer: answer})
 	if len(pc.hits) != 2 || pc.hits[0].ID != les {
 		t.Fatalf("hits %v, want the lesson, then the run", pc.hits)
 	}
@@ -767,18 +746,8 @@ func TestMemexSharesTheBudgetAmongTiedHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	catchUp(t, env)
-	steps, err := loadSession(ctx, env.Store, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc, err := resolve(ctx, env.Store, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py",
-		Answer: "check.py: 6 failed"}, steps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pc.hits, err = search(ctx, env, pc); err != nil {
-		t.Fatal(err)
-	}
+	pc := searched(t, env, Probe{ID: "p", Project: "p", Session: "s", At: "2", Query: "python check.py",
+		Answer: "check.py: 6 failed"})
 	if len(pc.hits) != 2 || pc.hits[0].ID != runs[1] || !sameScore(pc.hits[0].Score, pc.hits[1].Score) {
 		t.Fatalf("hits %v, want the two runs, newest first, of one score", pc.hits)
 	}

@@ -160,6 +160,7 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 			return st, err
 		}
 	}
+	defer raiseMemoryLimit()()
 	st, err := catchUp(ctx, s, ix, nil)
 	if err != nil {
 		return st, err

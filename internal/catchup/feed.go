@@ -44,9 +44,10 @@ type Feeder struct {
 	bytes int
 	err   error // first error; Add stops feeding after it
 
-	chunks chan []feedItem
-	done   chan struct{}
-	st     Stats // written by the goroutine until done is closed
+	chunks  chan []feedItem
+	done    chan struct{}
+	restore func() // the memory limit (raiseMemoryLimit)
+	st      Stats  // written by the goroutine until done is closed
 }
 
 type feedItem struct {
@@ -65,7 +66,8 @@ const (
 // NewFeeder starts a feeder into ix for entries archived in s. ctx bounds
 // its work; the caller must call Close.
 func NewFeeder(ctx context.Context, s FeedStore, ix *index.Index) *Feeder {
-	f := &Feeder{ctx: ctx, s: s, ix: ix, chunks: make(chan []feedItem), done: make(chan struct{})}
+	f := &Feeder{ctx: ctx, s: s, ix: ix, chunks: make(chan []feedItem), done: make(chan struct{}),
+		restore: raiseMemoryLimit()}
 	go f.run()
 	return f
 }
@@ -152,6 +154,7 @@ func (f *Feeder) index(part []feedItem) error {
 // index after a large feed (as CatchUp does) and returns what it indexed
 // and its first error. Entries it could not index keep their markers.
 func (f *Feeder) Close() (Stats, error) {
+	defer f.restore()
 	f.mu.Lock()
 	last := f.part
 	f.part, f.bytes = nil, 0

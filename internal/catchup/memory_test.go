@@ -1,0 +1,64 @@
+package catchup
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestRaiseMemoryLimitIsSharedAndRestored(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(192 << 20))
+	a := raiseMemoryLimit()
+	if got := debug.SetMemoryLimit(-1); got != bulkMemoryLimit {
+		t.Fatalf("limit while indexing = %d, want %d", got, bulkMemoryLimit)
+	}
+	b := raiseMemoryLimit()
+	a()
+	a() // a second call changes nothing
+	if got := debug.SetMemoryLimit(-1); got != bulkMemoryLimit {
+		t.Fatalf("limit with one indexer left = %d, want %d", got, bulkMemoryLimit)
+	}
+	b()
+	if got := debug.SetMemoryLimit(-1); got != 192<<20 {
+		t.Fatalf("limit after = %d, want the one before", got)
+	}
+}
+
+func TestRaiseMemoryLimitNeverLowersNorOverridesTheUser(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		limit     int64
+	}{
+		{"higher limit", "", 1 << 30},
+		{"GOMEMLIMIT", "100MiB", 100 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", c.env)
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.limit))
+			restore := raiseMemoryLimit()
+			if got := debug.SetMemoryLimit(-1); got != c.limit {
+				t.Fatalf("limit while indexing = %d, want %d", got, c.limit)
+			}
+			restore()
+			if got := debug.SetMemoryLimit(-1); got != c.limit {
+				t.Fatalf("limit after = %d, want %d", got, c.limit)
+			}
+		})
+	}
+}
+
+func TestFeederRaisesTheLimitUntilClosed(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(192 << 20))
+	h := openHome(t, t.TempDir())
+	f := NewFeeder(ctx, h.s, h.ix)
+	if got := debug.SetMemoryLimit(-1); got != bulkMemoryLimit {
+		t.Fatalf("limit while feeding = %d, want %d", got, bulkMemoryLimit)
+	}
+	if _, err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 192<<20 {
+		t.Fatalf("limit after Close = %d, want the one before", got)
+	}
+}

@@ -34,17 +34,15 @@
 // config`, `middleware.go` and `auth/middleware.go` find what a person
 // means. No stop words are removed.
 //
-// A rebuild loads the index in bulk: Reset empties it and turns bleve's
-// background merging off, Add writes one segment per call, and Compact
-// merges them all once into one segment (the smallest index, the fastest
-// to search) and turns merging back on.
+// A rebuild empties the index (Reset), loads it with Add, one segment per
+// call that bleve merges in tiers in the background, and merges it into
+// one segment with Compact (the smallest index, the fastest to search).
 //
 // On disk the index is bleve's scorch store: root.bolt, which records the
 // snapshots, and one file per segment (*.zap). Scorch removes the files of
-// segments merged away only when its persister is idle; Close (and
-// Compact's reopening after a bulk load) leaves root.bolt with the last
-// snapshot alone and the directory with the segment files it names (see
-// tidy), so that an index closed right after a merge is not left twice its
+// segments merged away only when its persister is idle; Close leaves
+// root.bolt with the last snapshot alone and the directory with the
+// segment files it names (see tidy), so that an index closed right after a merge is not left twice its
 // size until some later process stays open long enough.
 //
 // The schema version (SchemaVersion) is stored in the index; Open refuses

@@ -108,9 +108,8 @@ type Index struct {
 	dir  string
 	opts Options
 
-	mu     sync.RWMutex // held for reading by every operation, for writing by Reset, Close and Compact's reopening
+	mu     sync.RWMutex // held for reading by every operation, for writing by Reset and Close
 	bi     bleve.Index
-	bulk   bool // emptied by Reset and not yet compacted: no background merging
 	closed bool
 	err    error // first Close error
 	// recovered is the damage that Open found and dropped, if any.
@@ -737,10 +736,12 @@ func (ix *Index) Has(id memex.ID) (bool, error) {
 }
 
 // Reset drops every entry and the schema with them, leaving an empty index
-// of the current schema, ready for a bulk load (the first step of a
-// rebuild): until Compact, bleve merges none of the segments that Add
-// writes, so that each entry is merged once, by Compact, instead of again
-// at every tier as the index grows.
+// of the current schema (the first step of a rebuild). bleve merges the
+// segments of the load that follows as it merges any others: leaving every
+// merge to one Compact at the end merged each entry once instead of at
+// every tier, but that merge of all the segments at once took a rebuild of
+// 500 MB of transcripts past 512 MB of RSS, for more time and CPU than
+// tiered merging (docs/performance.md, The collector's room).
 func (ix *Index) Reset() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -757,31 +758,12 @@ func (ix *Index) Reset() error {
 		}
 	}
 	bi, err := ix.open()
-	if err == nil && !ix.opts.InMemory {
-		// Reopen without merging (the configuration is not recorded in
-		// the index: a crash mid-load leaves an index that opens as usual).
-		if err = bi.Close(); err == nil {
-			bi, err = bleve.OpenUsing(ix.dir, withEvents(bulkConfig))
-		}
-	}
 	if err != nil {
 		ix.closed = true
 		return fmt.Errorf("index: reset: %w", err)
 	}
-	ix.bi, ix.bulk = bi, !ix.opts.InMemory
+	ix.bi = bi
 	return nil
-}
-
-// bulkConfig is scorch's configuration between Reset and Compact: the
-// background merger does nothing. Its budget of segments is the live
-// documents divided by the floor segment size (a tier holding at most
-// MaxSegmentsPerTier of them): with a floor of one document and tiers that
-// never fill, the budget is never below the number of segments, each of
-// which holds a document at least. A large MaxSegmentsPerTier alone is
-// not enough: under bleve's floor of 2,000 documents the budget is one
-// segment, and segments of fewer documents were merged as they came.
-var bulkConfig = map[string]interface{}{
-	"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentsPerTier": 1 << 20, "FloorSegmentSize": 1},
 }
 
 // compactPlan merges every segment in one step.
@@ -792,39 +774,11 @@ var compactPlan = func() mergeplan.MergePlanOptions {
 }()
 
 // Compact merges the index into one segment and returns once that is
-// durable; after a bulk load (see Reset) it also resumes background
-// merging. One segment is the smallest index (each term's dictionary entry
+// durable. One segment is the smallest index (each term's dictionary entry
 // once) and the fastest to search. Searches go on while it merges (on the
-// segments as they were); after a bulk load, they wait while the index is
-// reopened. Cancelling ctx stops the merge; the index stays as it was.
+// segments as they were). Cancelling ctx stops the merge; the index stays
+// as it was.
 func (ix *Index) Compact(ctx context.Context) error {
-	if err := ix.merge(ctx); err != nil {
-		return err
-	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.closed {
-		return fmt.Errorf("index: compact: closed: %w", memex.ErrInvalid)
-	}
-	if !ix.bulk {
-		return nil
-	}
-	if err := ix.bi.Close(); err != nil {
-		ix.closed = true
-		return fmt.Errorf("index: compact: %w", err)
-	}
-	ix.tidyClosed()
-	bi, err := ix.open()
-	if err != nil {
-		ix.closed = true
-		return err
-	}
-	ix.bi, ix.bulk = bi, false
-	return nil
-}
-
-// merge merges every segment into one and waits until that is durable.
-func (ix *Index) merge(ctx context.Context) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if err := ix.writable("compact"); err != nil {

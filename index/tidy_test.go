@@ -170,10 +170,10 @@ func TestCloseLeavesOnlyTheLastSnapshot(t *testing.T) {
 	reopenHolds(t, dir, len(docs))
 }
 
-// TestCompactAfterBulkLeavesOnlyTheLastSnapshot: a rebuild (Reset, Add,
-// Compact, as memex reindex does) reopens the index after its merge; the
-// segments of the load are gone from the disk once Compact returns.
-func TestCompactAfterBulkLeavesOnlyTheLastSnapshot(t *testing.T) {
+// TestRebuildLeavesOnlyTheLastSnapshot: after a rebuild (Reset, Add,
+// Compact, as memex reindex does) and Close, the segments of the load are
+// gone from the disk.
+func TestRebuildLeavesOnlyTheLastSnapshot(t *testing.T) {
 	dir, ix := openWithoutPurge(t)
 	if err := ix.Reset(); err != nil {
 		t.Fatal(err)
@@ -185,11 +185,11 @@ func TestCompactAfterBulkLeavesOnlyTheLastSnapshot(t *testing.T) {
 	if err := ix.Compact(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if files := zapFiles(t, dir); len(files) != 1 {
-		t.Errorf("segment files after Compact: %v, want 1", files)
-	}
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if files := zapFiles(t, dir); len(files) != 1 {
+		t.Errorf("segment files after Compact and Close: %v, want 1", files)
 	}
 	onlyLastSnapshot(t, dir)
 	reopenHolds(t, dir, len(docs))

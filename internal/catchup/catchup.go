@@ -331,11 +331,12 @@ func Reindex(ctx context.Context, s Store, ix *index.Index, progress func(done, 
 // finishRebuild indexes what a rebuild marked, merges the index and
 // records the rebuild as done.
 func finishRebuild(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
+	defer raiseMemoryLimit()()
 	st, err := catchUp(ctx, s, ix, progress)
 	if err != nil {
 		return st, err
 	}
-	// Reset left the index unmerged for the load: merge it once, now.
+	// One segment: the smallest index and the fastest to search.
 	if err := ix.Compact(ctx); err != nil {
 		return st, fmt.Errorf("catchup: reindex: %w", err)
 	}

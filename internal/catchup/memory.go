@@ -6,17 +6,16 @@ import (
 	"sync"
 )
 
-// bulkMemoryLimit is the Go runtime's soft memory limit while a feed or a
-// catch-up indexes, when the process's limit is lower and GOMEMLIMIT does
+// bulkMemoryLimit is the Go runtime's soft memory limit while a feed, a
+// catch-up or a rebuild indexes, when the process's limit is lower and GOMEMLIMIT does
 // not set one. memex's own limit (cmd/memex) leaves an indexing process
 // little room above what it keeps live: the analysis of the chunks in
 // flight, bleve's segment building, and what grows with the import (the
 // entries kept for distilling, one map entry per session). At 500 MB of
 // transcripts that room went, and the collector ran so often that a
-// 256 MiB limit took 28% off an import's CPU and 39% off a catch-up's
-// (docs/performance.md, The collector's room), for peaks of 453 and
-// 475 MB of RSS. A rebuild keeps the process's limit: its final merge of
-// every segment at once already peaks at 509 to 525 MB.
+// 256 MiB limit took 28% off an import's CPU, 39% off a catch-up's and
+// 23% off a rebuild's (docs/performance.md, The collector's room), for
+// peaks of 453, 475 and 467 MB of RSS.
 const bulkMemoryLimit = 256 << 20
 
 var bulkLimit struct {

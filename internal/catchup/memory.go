@@ -12,11 +12,13 @@ import (
 // little room above what it keeps live: the analysis of the chunks in
 // flight, bleve's segment building, and what grows with the import (the
 // entries kept for distilling, one map entry per session). At 500 MB of
-// transcripts that room went, and the collector ran so often that a
-// 256 MiB limit took 28% off an import's CPU, 39% off a catch-up's and
-// 23% off a rebuild's (docs/performance.md, The collector's room), for
-// peaks of 453, 475 and 467 MB of RSS.
-const bulkMemoryLimit = 256 << 20
+// transcripts that room went, and the collector ran all the time: a
+// 224 MiB limit took a quarter off an import's CPU and a catch-up's, and
+// a sixth off a rebuild's, for peaks of 421 to 453 MB of RSS; 256 MiB
+// took a third off, but its peaks of 475 to 498 MB left too little room
+// under 512 MB for data that indexes larger (docs/performance.md, The
+// collector's room).
+const bulkMemoryLimit = 224 << 20
 
 var bulkLimit struct {
 	mu     sync.Mutex

@@ -177,8 +177,9 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 // Its memory is bounded by bytes, not by the backlog: it holds the IDs of
 // the backlog (16 bytes each) and reads the metadata of one chunk at a
 // time as the indexing workers take them (see indexEntries), so at most
-// workers+1 chunks of metadata and content are in memory whatever the
-// size of the store (a reindex of the whole store is one backlog).
+// indexWorkers()+1 chunks of metadata and content are in memory whatever
+// the size of the store and the number of CPUs (a reindex of the whole
+// store is one backlog).
 func catchUp(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
 	var ids []memex.ID
 	if err := s.Pending(ctx, func(id memex.ID) error {
@@ -412,8 +413,21 @@ func Follow(ctx context.Context, s Store, ix *index.Index, opts FollowOptions) {
 	}
 }
 
+// maxIndexWorkers bounds the chunks a catch-up indexes at once. bleve's
+// analysis of a chunk holds many times its content: two per CPU (four
+// chunks of 16 MiB) took a catch-up of 50 MB of transcripts to 612 MB of
+// RSS, against 464 MB for one per CPU in chunks of 4 MiB, in about the
+// same time; and one per CPU with 8 CPUs (GOMAXPROCS=8) took it to 807 MB
+// and twice the CPU, against 369 MB with 2, the collector running against
+// the memory limit. So at most two, whatever the machine: its memory is
+// bounded by a constant, and bleve still analyses each chunk on all CPUs.
+const maxIndexWorkers = 2
+
+// indexWorkers is how many chunks a catch-up indexes at once.
+func indexWorkers() int { return min(maxIndexWorkers, max(1, runtime.GOMAXPROCS(0))) }
+
 // indexEntries indexes the chunks that produce emits, one chunk at a time
-// per CPU: while one chunk's bodies are read and cut to index.Excerpt, or
+// on each of indexWorkers goroutines: while one chunk's bodies are read and cut to index.Excerpt, or
 // it waits for its segment to be durable, another is analysed and written
 // by the index (whose analysis runs on every CPU). produce runs on the
 // calling goroutine; emit blocks until a worker takes the chunk, so at
@@ -437,11 +451,7 @@ func indexEntries(ctx context.Context, s Store, ix *index.Index, produce func(em
 		cancel()
 	}
 	parts := make(chan []memex.Entry)
-	// One chunk per CPU: bleve's analysis of a chunk holds many times its
-	// content, and two per CPU (four chunks of 16 MiB) took a catch-up of
-	// 50 MB of transcripts to 612 MB of RSS, against 464 MB for one per
-	// CPU in chunks of 4 MiB, in about the same time.
-	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+	for range indexWorkers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -19,13 +19,15 @@ import (
 // memoryLimit is the Go runtime's soft memory limit for a memex process,
 // unless GOMEMLIMIT sets another: past it the collector runs more often
 // instead of letting the heap grow to twice (reindex: five times) what is
-// live. Imports, catch-ups and reindexes allocate at a high rate and keep
-// about 120 MB live at most (one chunk per CPU being analysed and the one
-// being gathered, bounded by bytes: internal/catchup); with Pebble's cache
-// and memtables (about 60 MiB outside the Go heap), the executable's
-// mapped pages (38 MB) and the index's mapped segments (at most the index,
-// about 0.2 B per transcript byte), this keeps their peak RSS under 512 MB
-// at 500 MB of transcripts (docs/performance.md, Ingest at scale).
+// live. While a process indexes in bulk (an import with its index, a
+// catch-up, a rebuild) internal/catchup raises it to 224 MiB: those keep
+// up to about 140 MB live (the chunks being analysed and gathered, bounded
+// by bytes and by count) and at 192 MiB the collector ran all the time.
+// With Pebble's cache and memtables (about 60 MiB outside the Go heap),
+// the executable's mapped pages (38 MB) and the index's mapped segments
+// (at most the index, about 0.24 B per transcript byte), peak RSS stays
+// under 512 MB at 500 MB of transcripts (docs/performance.md, The
+// collector's room).
 const memoryLimit = 192 << 20
 
 func main() {

@@ -79,30 +79,91 @@ func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options)
 // The entries the import adds are kept, up to addedBytes, and the
 // sessions are distilled from them; only what the import did not add
 // (entries archived before, by a hook or an earlier import) is read back.
+// So that a large import reads nothing back either, the sessions it has
+// added to so far are distilled as soon as what it keeps passes
+// distillBatchBytes, between two files (every session of a file the
+// writer finished has all of that file's entries), and what it kept of
+// them is let go. A session that gains entries again later (a subagent's
+// file, another part of a resumed session) is distilled again with the
+// rest, which reads its earlier entries back.
 func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Options, ix *index.Index, added func(memex.Entry, []byte)) (ingest.Report, memory.UpdateReport, error) {
-	known := &addedEntries{byID: map[memex.ID]memex.Entry{}}
+	b := &distillBatch{known: &addedEntries{byID: map[memex.ID]memex.Entry{}}, seen: map[memex.SessionRef]bool{}}
 	next := opts.Added
 	opts.Added = func(e memex.Entry, body []byte) {
-		known.add(e)
+		b.add(e)
 		if next != nil {
 			next(e, body)
 		}
 	}
-	refs := SessionsAdded(&opts)
+	progress := opts.Progress
+	opts.Progress = func(p ingest.Progress) {
+		// After each file, on the writer's goroutine: no Add runs now.
+		if p.Files > 0 && b.known.bytes >= distillBatchBytes && b.err == nil {
+			b.flush(ctx, s, ix, added)
+		}
+		if progress != nil {
+			progress(p)
+		}
+	}
 	if opts.Prepare == nil {
 		opts.Prepare = func(e memex.Entry, body []byte) io.Reader { return s.Prepare(e, body) }
 	}
 	rep, err := ingest.Run(ctx, s, opts)
 	if err != nil {
-		return rep, memory.UpdateReport{}, err
+		return rep, b.rep, err
 	}
-	drep, err := distill(ctx, s, ix, refs(), added, known)
-	return rep, drep, err
+	if b.err == nil {
+		b.flush(ctx, s, ix, added)
+	}
+	return rep, b.rep, b.err
+}
+
+// distillBatchBytes is how much of the entries an import added it keeps
+// before it distils their sessions (see ingestThenDistill): half of
+// addedBytes, so that the next file's entries fit beside them.
+var distillBatchBytes = addedBytes / 2
+
+// distillBatch is what an import keeps for distilling: the entries it
+// added since its last batch, the sessions they belong to, and what the
+// batches distilled so far.
+type distillBatch struct {
+	known   *addedEntries
+	refs    []memex.SessionRef
+	seen    map[memex.SessionRef]bool
+	rep     memory.UpdateReport
+	batches int
+	err     error
+}
+
+func (b *distillBatch) add(e memex.Entry) {
+	b.known.add(e)
+	if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !b.seen[ref] {
+		b.seen[ref] = true
+		b.refs = append(b.refs, ref)
+	}
+}
+
+// flush distils the sessions of the batch and starts another.
+func (b *distillBatch) flush(ctx context.Context, s *archive.Store, ix *index.Index, added func(memex.Entry, []byte)) {
+	if len(b.refs) == 0 {
+		return
+	}
+	rep, err := distill(ctx, s, ix, b.refs, added, b.known)
+	b.batches++
+	b.rep.Sessions += rep.Sessions
+	b.rep.Lessons += rep.Lessons
+	b.rep.Added += rep.Added
+	b.rep.Kept += rep.Kept
+	b.rep.Removed = append(b.rep.Removed, rep.Removed...)
+	b.rep.Runs += rep.Runs
+	b.err = err
+	b.known = &addedEntries{byID: map[memex.ID]memex.Entry{}}
+	b.refs, b.seen = nil, map[memex.SessionRef]bool{}
 }
 
 // addedBytes bounds what an import keeps of the entries it adds for
-// distilling (their strings, counted by addedEntries.add): an import
-// larger than that reads the rest of its sessions back, as before.
+// distilling (their strings, counted by addedEntries.add): a file whose
+// entries pass it reads the rest of its sessions back.
 const addedBytes = 16 << 20
 
 // addedEntries holds entries as the archive's Add returned them.

@@ -105,6 +105,9 @@ type Store struct {
 	// bodies answers the dedup look-up of the bodies this process
 	// stored or found (see knownBodies).
 	bodies knownBodies
+	// aliases rules out, without reading the store, most look-ups of an
+	// alias that names nothing (see aliasFilter).
+	aliases aliasFilter
 	// mu is held shared by Add from the dedup look-up to the commit, and
 	// exclusively by Delete, so a body is never dropped while an add that
 	// found it by hash is about to reference it.

@@ -248,6 +248,7 @@ func (s *Store) Add(ctx context.Context, e memex.Entry, body io.Reader) (memex.E
 	if w.bytes > 0 {
 		s.bodies.put(sum, r.Body)
 	}
+	s.aliases.added(e.Project, e.Aliases)
 	return e, nil
 }
 

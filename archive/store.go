@@ -178,7 +178,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	// import of 500 MB of transcripts flushed 98 MB and compacted 520 MB.
 	// Compacting after 16 sublevels merges four times as many flushes at
 	// once: 119 MB compacted and 18% less CPU for that import (--no-index),
-	// 5% at 50 MB (docs/performance.md, Compactions of an import). Look-ups
+	// 5% at 50 MB (docs/performance.md, The collector's room). Look-ups
 	// of absent keys still ask each table's bloom filter first.
 	po.L0CompactionThreshold = 16
 	po.L0StopWritesThreshold = 48

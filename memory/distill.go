@@ -69,6 +69,17 @@ type UpdateReport struct {
 	Runs     int        `json:"runs"` // runs procedures learn from, in those sessions
 }
 
+// Merge adds o's counts and removals to r's: the report of two updates,
+// one after the other (a session in both is counted in both).
+func (r *UpdateReport) Merge(o UpdateReport) {
+	r.Sessions += o.Sessions
+	r.Lessons += o.Lessons
+	r.Added += o.Added
+	r.Kept += o.Kept
+	r.Removed = append(r.Removed, o.Removed...)
+	r.Runs += o.Runs
+}
+
 // updating serialises Update in the process that owns the store.
 var updating sync.Mutex
 

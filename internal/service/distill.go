@@ -19,24 +19,6 @@ import (
 // procedures of a session are distilled again after every import that adds
 // to it and after every captured run that passed or failed.
 
-// SessionsAdded makes opts report the sessions the import adds entries
-// to, keeping its own Added; the returned function lists them.
-func SessionsAdded(opts *ingest.Options) func() []memex.SessionRef {
-	seen := map[memex.SessionRef]bool{}
-	var refs []memex.SessionRef
-	next := opts.Added
-	opts.Added = func(e memex.Entry, body []byte) {
-		if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !seen[ref] {
-			seen[ref] = true
-			refs = append(refs, ref)
-		}
-		if next != nil {
-			next(e, body)
-		}
-	}
-	return func() []memex.SessionRef { return refs }
-}
-
 // Distill brings the lessons and procedures of refs up to date; the
 // lessons it adds are indexed through added (nil: the next search's
 // catch-up indexes them), those it replaces are dropped from ix (nil: a
@@ -98,7 +80,7 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 	progress := opts.Progress
 	opts.Progress = func(p ingest.Progress) {
 		// After each file, on the writer's goroutine: no Add runs now.
-		if p.Files > 0 && b.known.bytes >= distillBatchBytes && b.err == nil {
+		if p.Files > 0 && b.known.bytes >= distillBatchBytes {
 			b.flush(ctx, s, ix, added)
 		}
 		if progress != nil {
@@ -112,9 +94,7 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 	if err != nil {
 		return rep, b.rep, err
 	}
-	if b.err == nil {
-		b.flush(ctx, s, ix, added)
-	}
+	b.flush(ctx, s, ix, added)
 	return rep, b.rep, b.err
 }
 
@@ -127,12 +107,11 @@ var distillBatchBytes = addedBytes / 2
 // added since its last batch, the sessions they belong to, and what the
 // batches distilled so far.
 type distillBatch struct {
-	known   *addedEntries
-	refs    []memex.SessionRef
-	seen    map[memex.SessionRef]bool
-	rep     memory.UpdateReport
-	batches int
-	err     error
+	known *addedEntries
+	refs  []memex.SessionRef
+	seen  map[memex.SessionRef]bool
+	rep   memory.UpdateReport
+	err   error // the first batch's error: no batch after it
 }
 
 func (b *distillBatch) add(e memex.Entry) {
@@ -143,19 +122,14 @@ func (b *distillBatch) add(e memex.Entry) {
 	}
 }
 
-// flush distils the sessions of the batch and starts another.
+// flush distils the sessions of the batch and starts another, unless an
+// earlier batch failed.
 func (b *distillBatch) flush(ctx context.Context, s *archive.Store, ix *index.Index, added func(memex.Entry, []byte)) {
-	if len(b.refs) == 0 {
+	if len(b.refs) == 0 || b.err != nil {
 		return
 	}
 	rep, err := distill(ctx, s, ix, b.refs, added, b.known)
-	b.batches++
-	b.rep.Sessions += rep.Sessions
-	b.rep.Lessons += rep.Lessons
-	b.rep.Added += rep.Added
-	b.rep.Kept += rep.Kept
-	b.rep.Removed = append(b.rep.Removed, rep.Removed...)
-	b.rep.Runs += rep.Runs
+	b.rep.Merge(rep)
 	b.err = err
 	b.known = &addedEntries{byID: map[memex.ID]memex.Entry{}}
 	b.refs, b.seen = nil, map[memex.SessionRef]bool{}

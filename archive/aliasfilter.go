@@ -48,14 +48,34 @@ const (
 	aliasFilterHashes     = 6
 )
 
-func (f *aliasFilter) hashes(key string) (uint64, uint64) {
-	h := maphash.String(f.seed, key)
-	return h, h>>32 | h<<32 | 1
+// The filter's keys: an alias of some entry (kindAny), of an entry of a
+// project (kindProject), and of an entry whose project only its record
+// says (kindUnscoped: a version 2 key). They are hashed in pieces, with
+// no string built per look-up.
+const (
+	kindAny      = 'a'
+	kindProject  = 'p'
+	kindUnscoped = 'u'
+)
+
+// hashes are the two hashes of a key, whose bit positions are h1 + i*h2.
+func (f *aliasFilter) hashes(kind byte, project, alias string) (uint64, uint64) {
+	var h maphash.Hash
+	h.SetSeed(f.seed)
+	h.WriteByte(kind)
+	if kind == kindProject {
+		h.WriteString(project)
+		h.WriteByte(0)
+	}
+	h.WriteString(alias)
+	x := h.Sum64()
+	return x, x>>32 | x<<32 | 1
 }
 
-// has reports whether the filter may hold key; false is certain. It
-// builds the filter when the process has looked up enough aliases.
-func (f *aliasFilter) has(ctx context.Context, s *Store, key string) (bool, error) {
+// mayName reports whether alias may name an entry that Lookup in project
+// would answer with (any project's when project is ""); false is certain.
+// It builds the filter once the process has looked up enough aliases.
+func (f *aliasFilter) mayName(ctx context.Context, s *Store, alias, project string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.bits == nil || f.keys*aliasFilterBitsPerKey > len(f.bits)*64 {
@@ -67,15 +87,23 @@ func (f *aliasFilter) has(ctx context.Context, s *Store, key string) (bool, erro
 			return true, err
 		}
 	}
-	h1, h2 := f.hashes(key)
+	if project == "" {
+		return f.has(kindAny, "", alias), nil
+	}
+	return f.has(kindProject, project, alias) || f.has(kindProject, "", alias) || f.has(kindUnscoped, "", alias), nil
+}
+
+// has reports whether the built filter may hold the key; false is certain.
+func (f *aliasFilter) has(kind byte, project, alias string) bool {
+	h1, h2 := f.hashes(kind, project, alias)
 	n := uint64(len(f.bits) * 64)
 	for i := uint64(0); i < aliasFilterHashes; i++ {
 		b := (h1 + i*h2) % n
 		if f.bits[b/64]&(1<<(b%64)) == 0 {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // build reads every alias of the store into a new filter: once to count
@@ -101,38 +129,18 @@ func (f *aliasFilter) build(ctx context.Context, s *Store) error {
 		case !ok:
 		case v2:
 			// Its project is in its record: any project's, for the filter.
-			f.set(anyAliasKey(alias))
-			f.set(unscopedAliasKey(alias))
+			f.set(kindAny, "", alias)
+			f.set(kindUnscoped, "", alias)
 		default:
-			f.set(anyAliasKey(alias))
-			f.set(projectAliasKey(scope[0], alias))
+			f.set(kindAny, "", alias)
+			f.set(kindProject, scope[0], alias)
 		}
 		return nil
 	})
 }
 
-// The filter's keys: an alias of some entry, of an entry of a project,
-// and of an entry whose project only its record says (a version 2 key).
-func anyAliasKey(alias string) string              { return "a" + alias }
-func projectAliasKey(project, alias string) string { return "p" + project + "\x00" + alias }
-func unscopedAliasKey(alias string) string         { return "u" + alias }
-
-// mayName reports whether alias may name an entry that Lookup in project
-// would answer with (any project's when project is ""); false is certain.
-func (f *aliasFilter) mayName(ctx context.Context, s *Store, alias, project string) (bool, error) {
-	if project == "" {
-		return f.has(ctx, s, anyAliasKey(alias))
-	}
-	for _, k := range []string{projectAliasKey(project, alias), projectAliasKey("", alias), unscopedAliasKey(alias)} {
-		if ok, err := f.has(ctx, s, k); err != nil || ok {
-			return true, err
-		}
-	}
-	return false, nil
-}
-
-func (f *aliasFilter) set(key string) {
-	h1, h2 := f.hashes(key)
+func (f *aliasFilter) set(kind byte, project, alias string) {
+	h1, h2 := f.hashes(kind, project, alias)
 	n := uint64(len(f.bits) * 64)
 	for i := uint64(0); i < aliasFilterHashes; i++ {
 		b := (h1 + i*h2) % n
@@ -153,7 +161,7 @@ func (f *aliasFilter) added(project string, aliases []string) {
 		return // the build, when it comes, reads them from the store
 	}
 	for _, a := range aliases {
-		f.set(anyAliasKey(a))
-		f.set(projectAliasKey(project, a))
+		f.set(kindAny, "", a)
+		f.set(kindProject, project, a)
 	}
 }

@@ -137,12 +137,11 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 // hook given no working directory, and the same call imported from the
 // transcript with its project, are one record).
 func (s *Store) Lookup(ctx context.Context, alias, project string) (memex.ID, error) {
-	if ok, err := s.aliases.mayName(ctx, s, alias, project); err != nil {
-		return memex.ID{}, fmt.Errorf("archive: lookup %s: %w", alias, err)
-	} else if !ok {
-		return memex.ID{}, fmt.Errorf("archive: lookup %s in %s: %w", alias, projectName(project), memex.ErrNotFound)
+	may, err := s.aliases.mayName(ctx, s, alias, project)
+	var named map[string]memex.ID // nil: ruled out by the filter
+	if may && err == nil {
+		named, err = s.aliasScopes(ctx, alias)
 	}
-	named, err := s.aliasScopes(ctx, alias)
 	if err != nil {
 		return memex.ID{}, fmt.Errorf("archive: lookup %s: %w", alias, err)
 	}

@@ -42,8 +42,9 @@
 // snapshots, and one file per segment (*.zap). Scorch removes the files of
 // segments merged away only when its persister is idle; Close leaves
 // root.bolt with the last snapshot alone and the directory with the
-// segment files it names (see tidy), so that an index closed right after a merge is not left twice its
-// size until some later process stays open long enough.
+// segment files it names (see tidy), so that an index closed right after
+// a merge is not left twice its size until some later process stays open
+// long enough.
 //
 // The schema version (SchemaVersion) is stored in the index; Open refuses
 // an index of another version with memex.ErrSchema and a hint to run

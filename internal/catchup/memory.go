@@ -7,8 +7,8 @@ import (
 )
 
 // bulkMemoryLimit is the Go runtime's soft memory limit while a feed, a
-// catch-up or a rebuild indexes, when the process's limit is lower and GOMEMLIMIT does
-// not set one. memex's own limit (cmd/memex) leaves an indexing process
+// catch-up or a rebuild indexes, when the process's limit is lower and
+// GOMEMLIMIT does not set one. memex's own limit (cmd/memex) leaves an indexing process
 // little room above what it keeps live: the analysis of the chunks in
 // flight, bleve's segment building, and what grows with the import (the
 // entries kept for distilling, one map entry per session). At 500 MB of

@@ -429,9 +429,10 @@ func indexWorkers() int { return min(maxIndexWorkers, max(1, runtime.GOMAXPROCS(
 // indexEntries indexes the chunks that produce emits, one chunk at a time
 // on each of indexWorkers goroutines: while one chunk's bodies are read
 // and cut to index.Excerpt, or it waits for its segment to be durable,
-// another is analysed and written by the index (whose analysis runs on every CPU). produce runs on the
-// calling goroutine; emit blocks until a worker takes the chunk, so at
-// most one chunk per worker and the one being gathered are in memory.
+// another is analysed and written by the index (whose analysis runs on
+// every CPU). produce runs on the calling goroutine; emit blocks until a
+// worker takes the chunk, so at most one chunk per worker and the one
+// being gathered are in memory.
 // after is called with each chunk once it is indexed (not in order),
 // holding mu, which also guards st.
 func indexEntries(ctx context.Context, s Store, ix *index.Index, produce func(emit func([]memex.Entry) error) error,

@@ -39,16 +39,23 @@ func Answered(err error) bool {
 	return errors.As(err, &me)
 }
 
-// Healthy reports whether the server answers /healthz within d.
-func (c *Client) Healthy(ctx context.Context, d time.Duration) bool {
+// Healthy reports whether the server answers /healthz within d, and the
+// version it says it runs ("" when its answer names none).
+func (c *Client) Healthy(ctx context.Context, d time.Duration) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	resp, err := c.Do(ctx, "GET", "/healthz", nil, nil, "")
 	if err != nil {
-		return false
+		return "", false
 	}
-	resp.Body.Close()
-	return true
+	defer resp.Body.Close()
+	var hz struct {
+		Version string `json:"version"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&hz) != nil {
+		return "", true
+	}
+	return hz.Version, true
 }
 
 // Do sends a request; a non-2xx answer is returned as a *memex.Error. The

@@ -45,12 +45,12 @@ type DoctorOptions struct {
 // when no problem was found.
 func Doctor(ctx context.Context, o DoctorOptions) DoctorReport {
 	dir := o.Hosts.Home
-	_, c, _ := Running(ctx, dir)
+	_, c, version, _ := running(ctx, dir)
 	rep := DoctorReport{Version: o.Version, Home: dir, Hosts: []hosts.Health{}, Problems: []hosts.Problem{}}
 	found, problems := hosts.Check(ctx, o.Hosts)
 	rep.Hosts = append(rep.Hosts, found...)
 	rep.Problems = append(rep.Problems, problems...)
-	rep.Server, problems = CheckServer(ctx, dir, c)
+	rep.Server, problems = CheckServer(dir, c, version)
 	rep.Problems = append(rep.Problems, problems...)
 	rep.Store, problems = CheckStore(ctx, dir, c, o.Message)
 	rep.Problems = append(rep.Problems, problems...)
@@ -76,8 +76,9 @@ type StoreHealth struct {
 }
 
 // CheckServer reports the server dir's serve.addr names; c is its Client
-// when it answers /healthz, nil when it does not.
-func CheckServer(ctx context.Context, dir string, c *api.Client) (ServerHealth, []hosts.Problem) {
+// when it answers /healthz, nil when it does not, and version what that
+// answer said (Running asked it already: it is not asked again).
+func CheckServer(dir string, c *api.Client, version string) (ServerHealth, []hosts.Problem) {
 	var sh ServerHealth
 	srv, ok := home.ReadServer(dir)
 	if !ok {
@@ -90,13 +91,7 @@ func CheckServer(ctx context.Context, dir string, c *api.Client) (ServerHealth, 
 			Problem: fmt.Sprintf("%s names a memex serve at %s that does not answer (killed?): hooks and commands fall back to the store, waiting for its lock", file, srv.Addr),
 			Fix:     "start it again (memex serve), or remove " + file}}
 	}
-	sh.Answering = true
-	var hz struct {
-		Version string `json:"version"`
-	}
-	if err := c.GetJSON(ctx, "/healthz", nil, &hz); err == nil {
-		sh.Version = hz.Version
-	}
+	sh.Answering, sh.Version = true, version
 	return sh, nil
 }
 

@@ -2,8 +2,10 @@ package service_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memex-archive/memex"
@@ -63,13 +65,13 @@ func TestCheckStore(t *testing.T) {
 
 func TestCheckServerThatDoesNotAnswer(t *testing.T) {
 	dir := t.TempDir()
-	if sh, problems := service.CheckServer(context.Background(), dir, nil); sh.Running || len(problems) != 0 {
+	if sh, problems := service.CheckServer(dir, nil, ""); sh.Running || len(problems) != 0 {
 		t.Fatalf("no server: %+v %v", sh, problems)
 	}
 	if err := home.WriteServer(dir, "127.0.0.1:1", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	sh, problems := service.CheckServer(context.Background(), dir, nil)
+	sh, problems := service.CheckServer(dir, nil, "")
 	if !sh.Running || sh.Answering || len(problems) != 1 || !strings.Contains(problems[0].Fix, "memex serve") {
 		t.Fatalf("stale serve.addr: %+v %v", sh, problems)
 	}
@@ -91,5 +93,37 @@ func TestDoctor(t *testing.T) {
 	rep = service.Doctor(ctx, o) // the server does not answer
 	if rep.OK || !rep.Server.Running || rep.Server.Answering || len(rep.Problems) != 1 || rep.Problems[0].Where != "server" {
 		t.Fatalf("a server that does not answer: %+v", rep)
+	}
+}
+
+// Doctor asks a running server's /healthz once: the answer that finds it
+// running also gives the version it reports.
+func TestDoctorAsksHealthzOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	h := open(t, t.TempDir(), true)
+	t.Cleanup(func() { h.Close() })
+	srv, err := api.New(api.Options{Service: service.New(h, service.Options{}), Version: "v9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var healthz atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			healthz.Add(1)
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	if err := home.WriteServer(dir, strings.TrimPrefix(ts.URL, "http://"), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	o := service.DoctorOptions{Version: "v1", Hosts: hosts.CheckOptions{Home: dir}, Message: func(err error) string { return err.Error() }}
+	rep := service.Doctor(ctx, o)
+	if !rep.Server.Running || !rep.Server.Answering || rep.Server.Version != "v9" || !rep.Store.Exists {
+		t.Fatalf("a server that answers: %+v", rep)
+	}
+	if n := healthz.Load(); n != 1 {
+		t.Fatalf("doctor asked /healthz %d times, want 1", n)
 	}
 }

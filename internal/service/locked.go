@@ -18,15 +18,23 @@ const HealthWait = 2 * time.Second
 // dir's serve.addr when it answers /healthz; a stale file (a server that
 // was killed) is ignored.
 func Running(ctx context.Context, dir string) (string, *api.Client, bool) {
+	addr, c, _, ok := running(ctx, dir)
+	return addr, c, ok
+}
+
+// running is Running with the version the server's /healthz reports, so
+// that memex doctor asks it once.
+func running(ctx context.Context, dir string) (addr string, c *api.Client, version string, ok bool) {
 	srv, ok := home.ReadServer(dir)
 	if !ok {
-		return "", nil, false
+		return "", nil, "", false
 	}
-	c := &api.Client{Base: "http://" + srv.Addr, Token: srv.Token, Key: srv.Key}
-	if !c.Healthy(ctx, HealthWait) {
-		return "", nil, false
+	c = &api.Client{Base: "http://" + srv.Addr, Token: srv.Token, Key: srv.Key}
+	version, ok = c.Healthy(ctx, HealthWait)
+	if !ok {
+		return "", nil, "", false
 	}
-	return srv.Addr, c, true
+	return srv.Addr, c, version, true
 }
 
 // CompletionWait bounds SessionNames: a shell completion must not hang.

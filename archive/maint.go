@@ -178,6 +178,48 @@ func (s *Store) SetState(ctx context.Context, name string, value []byte) error {
 	return nil
 }
 
+// SetStateSoon is SetState without waiting for the disk: the value is
+// durable as soon as any write after it is (the log is replayed in
+// order), so a marker set before the writes it stands for survives a
+// crash whenever they do, without a sync of its own.
+func (s *Store) SetStateSoon(ctx context.Context, name string, value []byte) error {
+	if err := s.db.Set(append([]byte{prefixState}, name...), value, pebble.NoSync); err != nil {
+		return fmt.Errorf("archive: state %q: %w", name, err)
+	}
+	return nil
+}
+
+// StateNames returns the names of the values stored under names that
+// begin with prefix, in order.
+func (s *Store) StateNames(ctx context.Context, prefix string) ([]string, error) {
+	lo := append([]byte{prefixState}, prefix...)
+	var names []string
+	err := s.scanRange(ctx, lo, prefixEnd(lo), func(k, _ []byte) error {
+		names = append(names, string(k[1:]))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive: states %q: %w", prefix, err)
+	}
+	return names, nil
+}
+
+// DeleteStates removes the values stored under names, in one write.
+func (s *Store) DeleteStates(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, n := range names {
+		_ = b.Delete(append([]byte{prefixState}, n...), nil)
+	}
+	if err := b.Commit(s.wo); err != nil {
+		return fmt.Errorf("archive: delete states: %w", err)
+	}
+	return nil
+}
+
 // DeleteState removes the value stored under name; a name never set is not
 // an error.
 func (s *Store) DeleteState(ctx context.Context, name string) error {

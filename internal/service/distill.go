@@ -2,9 +2,12 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -68,8 +71,21 @@ func IngestDistilled(ctx context.Context, s *archive.Store, opts ingest.Options)
 // them is let go. A session that gains entries again later (a subagent's
 // file, another part of a resumed session) is distilled again with the
 // rest, which reads its earlier entries back.
+//
+// A session is marked pending in the store (pendingMarks) before the
+// import's first entry of it is added, and the marks go once the import
+// has distilled: an import stopped before that (Ctrl-C, a kill, a crash)
+// has recorded its files as read, so the next import, which skips them,
+// distils the sessions it finds marked first.
 func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Options, ix *index.Index, added func(memex.Entry, []byte)) (ingest.Report, memory.UpdateReport, error) {
 	b := &distillBatch{known: &addedEntries{byID: map[memex.ID]memex.Entry{}}, seen: map[memex.SessionRef]bool{}}
+	pending, err := newPendingMarks(ctx, s)
+	if err != nil {
+		return ingest.Report{}, memory.UpdateReport{}, err
+	}
+	for _, ref := range pending.left {
+		b.addRef(ref)
+	}
 	next := opts.Added
 	opts.Added = func(e memex.Entry, body []byte) {
 		b.add(e)
@@ -87,15 +103,89 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 			progress(p)
 		}
 	}
-	if opts.Prepare == nil {
-		opts.Prepare = func(e memex.Entry, body []byte) io.Reader { return s.Prepare(e, body) }
+	prepare := opts.Prepare
+	if prepare == nil {
+		prepare = func(e memex.Entry, body []byte) io.Reader { return s.Prepare(e, body) }
+	}
+	// Prepare runs before the entry reaches the writer: the mark is in
+	// the store's log ahead of the entry.
+	opts.Prepare = func(e memex.Entry, body []byte) io.Reader {
+		pending.mark(ctx, e.SessionRef())
+		return prepare(e, body)
 	}
 	rep, err := ingest.Run(ctx, s, opts)
+	if err == nil {
+		err = pending.err
+	}
 	if err != nil {
 		return rep, b.rep, err
 	}
 	b.flush(ctx, s, ix, added)
-	return rep, b.rep, b.err
+	if b.err != nil {
+		return rep, b.rep, b.err
+	}
+	return rep, b.rep, pending.clear(ctx)
+}
+
+// pendingPrefix begins the names of the store's state (archive.SetState)
+// that mark a session an import added to and has not distilled yet; the
+// rest of the name is the session's reference in JSON.
+const pendingPrefix = "distill-pending/"
+
+// pendingMarks are the marks of one import: those it found (left by an
+// import that did not finish) and those it set.
+type pendingMarks struct {
+	s    *archive.Store
+	left []memex.SessionRef
+
+	mu    sync.Mutex
+	names map[string]bool // left and set
+	err   error           // the first mark that failed
+}
+
+func newPendingMarks(ctx context.Context, s *archive.Store) (*pendingMarks, error) {
+	names, err := s.StateNames(ctx, pendingPrefix)
+	if err != nil {
+		return nil, err
+	}
+	p := &pendingMarks{s: s, names: map[string]bool{}}
+	for _, n := range names {
+		var ref memex.SessionRef
+		if json.Unmarshal([]byte(strings.TrimPrefix(n, pendingPrefix)), &ref) == nil && ref.Session != "" {
+			p.left = append(p.left, ref)
+		}
+		p.names[n] = true
+	}
+	return p, nil
+}
+
+// mark marks ref pending, once per import; it is safe for concurrent use.
+func (p *pendingMarks) mark(ctx context.Context, ref memex.SessionRef) {
+	if ref.Session == "" || ref.Project == "" {
+		return // not distilled
+	}
+	j, _ := json.Marshal(ref)
+	name := pendingPrefix + string(j)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.names[name] || p.err != nil {
+		return
+	}
+	p.names[name] = true
+	// Without a sync of its own: it is durable once the session's first
+	// entry, added after it, is.
+	p.err = p.s.SetStateSoon(ctx, name, nil)
+}
+
+// clear removes every mark the import found or set.
+func (p *pendingMarks) clear(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	names := make([]string, 0, len(p.names))
+	for n := range p.names {
+		names = append(names, n)
+	}
+	return p.s.DeleteStates(ctx, names)
 }
 
 // distillBatchBytes is how much of the entries an import added it keeps
@@ -116,7 +206,12 @@ type distillBatch struct {
 
 func (b *distillBatch) add(e memex.Entry) {
 	b.known.add(e)
-	if ref := e.SessionRef(); ref.Session != "" && ref.Project != "" && !b.seen[ref] {
+	b.addRef(e.SessionRef())
+}
+
+// addRef has the batch distil ref.
+func (b *distillBatch) addRef(ref memex.SessionRef) {
+	if ref.Session != "" && ref.Project != "" && !b.seen[ref] {
 		b.seen[ref] = true
 		b.refs = append(b.refs, ref)
 	}

@@ -1,0 +1,89 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/archive"
+	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/memory"
+)
+
+// writeLessonSessions writes n JSONL files, one session each, in which a
+// test fails, a file is edited and the test passes: one lesson each.
+func writeLessonSessions(t *testing.T, n int) (string, []memex.SessionRef) {
+	t.Helper()
+	dir := t.TempDir()
+	var refs []memex.SessionRef
+	for i := 1; i <= n; i++ {
+		s := fmt.Sprintf("s%d", i)
+		lines := fmt.Sprintf(`{"project":"p","session":"%[1]s","agent":"cli","kind":"tool","tool":"bash","input":"go test ./auth%[2]d","content":"--- FAIL: TestRefresh%[2]d (0.00s)\n    token_test.go:12: token expired check\nFAIL\n","exit":1,"time":"2026-11-29T10:00:%02[2]dZ","key":"%[1]s:1"}
+{"project":"p","session":"%[1]s","agent":"cli","kind":"tool","tool":"Edit","input":"{\"file_path\":\"auth%[2]d/token.go\",\"old_string\":\"a\",\"new_string\":\"b\"}","content":"edited","time":"2026-11-29T10:01:%02[2]dZ","key":"%[1]s:2"}
+{"project":"p","session":"%[1]s","agent":"cli","kind":"tool","tool":"bash","input":"go test ./auth%[2]d","content":"ok  \tauth%[2]d\t0.01s\n","exit":0,"time":"2026-11-29T10:02:%02[2]dZ","key":"%[1]s:3"}
+`, s, i)
+		if err := os.WriteFile(filepath.Join(dir, s+".jsonl"), []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, memex.SessionRef{Project: "p", Session: s, Agent: "cli"})
+	}
+	return dir, refs
+}
+
+// TestInterruptedImportDistilsNextTime: an import stopped after some of
+// its files (Ctrl-C, a kill: here its context, after the second file)
+// has archived their entries and recorded the files as read, but not yet
+// distilled their sessions. The next import, which finds those files
+// unchanged, must distil them all the same: the store ends with every
+// lesson an uninterrupted import leaves.
+func TestInterruptedImportDistilsNextTime(t *testing.T) {
+	const sessions = 4
+	in, refs := writeLessonSessions(t, sessions)
+	dir := t.TempDir()
+	open := func() *archive.Store {
+		s, err := archive.Open(dir, &archive.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	files := 0
+	s := open()
+	rep, _, err := ingestThenDistill(ctx, s, ingest.Options{Format: ingest.JSONL, Paths: []string{in}, Policy: Policy,
+		Progress: func(p ingest.Progress) {
+			if p.Files > files {
+				if files = p.Files; files == 2 {
+					cancel()
+				}
+			}
+		}}, nil, nil)
+	if !errors.Is(err, context.Canceled) || rep.Added == 0 || rep.Added == 3*sessions {
+		t.Fatalf("interrupted import: %d added, %v", rep.Added, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open()
+	defer s.Close()
+	rep, _, err = ingestThenDistill(context.Background(), s, ingest.Options{Format: ingest.JSONL, Paths: []string{in}, Policy: Policy}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unchanged == 0 {
+		t.Fatalf("the second import read every file again (%+v): the case is not tested", rep)
+	}
+	again, err := memory.Update(context.Background(), s, refs, memory.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Added != 0 || again.Lessons != sessions {
+		t.Fatalf("after the second import, distilling every session again: %+v; want %d lessons, none added", again, sessions)
+	}
+}

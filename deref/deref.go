@@ -96,6 +96,9 @@ type Item struct {
 	// entry shows no file of the checkout (or none was given).
 	Mark     string `json:"mark,omitempty"`
 	Evidence []Mark `json:"evidence,omitempty"`
+	// Redacted counts the credentials replaced in the entry when it was
+	// archived (memex.Entry.Redacted); its summary says so too.
+	Redacted int `json:"redacted,omitempty"`
 
 	// Windows locate the shown bytes in the entry's body (for callers
 	// that check or highlight them); not part of the JSON contract.
@@ -127,30 +130,14 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	res := Result{Budget: budget, Items: []Item{}, Missing: []string{}}
-	var items []*item
-	var entries []memex.Entry
-	var marks [][]Mark
-	var missingLines []string
+	var found []memex.Entry
+	var foundRefs, missing, missingLines []string
 	seen := map[memex.ID]bool{}
-	// Bodies and line indexes are the bulk of what a deref allocates
-	// (about 1.5 MB for a 1 MB entry); they go back to pools when it
-	// returns, so that repeated derefs do not keep the collector busy.
-	// Nothing returned refers to them: contents are copied into strings.
-	var bufs []*[]byte
-	defer func() {
-		for _, b := range bufs {
-			bodyPool.Put(b)
-		}
-		for _, it := range items {
-			it.t.release()
-		}
-	}()
 	for _, ref := range refs {
 		id, err := r.store.Resolve(ctx, ref, opts.Project)
 		if err != nil {
 			if errors.Is(err, memex.ErrNotFound) || errors.Is(err, memex.ErrAmbiguous) || errors.Is(err, memex.ErrInvalid) {
-				res.Missing = append(res.Missing, ref)
+				missing = append(missing, ref)
 				missingLines = append(missingLines, missingLine(ref, err))
 				continue
 			}
@@ -164,6 +151,40 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		if err != nil {
 			return Result{}, fmt.Errorf("deref: %s: %w", ref, err)
 		}
+		found = append(found, e)
+		foundRefs = append(foundRefs, ref)
+	}
+	opts.Budget = budget
+	return r.deref(ctx, found, foundRefs, missing, missingLines, opts)
+}
+
+// deref renders the entries found (by refs, in request order) within
+// opts.Budget (> 0) tokens, followed by missingLines, the lines of the
+// references missing.
+func (r *Reader) deref(ctx context.Context, found []memex.Entry, refs, missing, missingLines []string, opts Options) (Result, error) {
+	budget := opts.Budget
+	res := Result{Budget: budget, Items: []Item{}, Missing: missing}
+	if res.Missing == nil {
+		res.Missing = []string{}
+	}
+	var items []*item
+	var entries []memex.Entry
+	var marks [][]Mark
+	// Bodies and line indexes are the bulk of what a deref allocates
+	// (about 1.5 MB for a 1 MB entry); they go back to pools when it
+	// returns, so that repeated derefs do not keep the collector busy.
+	// Nothing returned refers to them: contents are copied into strings.
+	var bufs []*[]byte
+	defer func() {
+		for _, b := range bufs {
+			bodyPool.Put(b)
+		}
+		for _, it := range items {
+			it.t.release()
+		}
+	}()
+	for i, e := range found {
+		ref, id := refs[i], e.ID
 		total := -1
 		if e.Tokens > 0 || e.Bytes == 0 {
 			total = int(e.Tokens)
@@ -230,7 +251,7 @@ func (r *Reader) Deref(ctx context.Context, refs []string, opts Options) (Result
 		item := Item{
 			ID: it.id, Summary: e.DisplaySummary(), Tokens: e.Tokens,
 			Complete: len(r.omitted) == 0 && !it.binary, Binary: it.binary, Content: r.content, Omitted: r.omitted, Windows: bodyWindows(r.windows, it.binary),
-			Mark: Worst(marks[i]), Evidence: marks[i],
+			Mark: Worst(marks[i]), Evidence: marks[i], Redacted: e.Redacted,
 		}
 		if it.b64 != nil {
 			item.Binary, item.Encoding, item.Complete = true, "base64", len(r.omitted) == 0
@@ -333,7 +354,8 @@ func (r *Reader) Show(ctx context.Context, ref string, budget int, project strin
 		return Item{}, Result{}, fmt.Errorf("deref: show %s: %w", ref, err)
 	}
 	hc := count(header(e) + "\n")
-	res, err := r.Deref(ctx, []string{id.String()}, Options{Budget: budget + hc})
+	// The entry is read: deref renders it without resolving it again.
+	res, err := r.deref(ctx, []memex.Entry{e}, []string{ref}, nil, nil, Options{Budget: budget + hc})
 	var be *budgetError
 	if errors.As(err, &be) {
 		be.budget, be.need = budget, be.need-hc

@@ -703,3 +703,43 @@ func TestBinaryAsBase64(t *testing.T) {
 		t.Fatalf("budget 20000: %d of 5000 bytes, marker %q, item %+v", len(got), marker, it.Omitted)
 	}
 }
+
+// countingStore counts the look-ups a read makes of the archive.
+type countingStore struct {
+	*archive.Store
+	resolves, gets int
+}
+
+func (c *countingStore) Resolve(ctx context.Context, ref, project string) (memex.ID, error) {
+	c.resolves++
+	return c.Store.Resolve(ctx, ref, project)
+}
+
+func (c *countingStore) Get(ctx context.Context, id memex.ID) (memex.Entry, error) {
+	c.gets++
+	return c.Store.Get(ctx, id)
+}
+
+// TestShowReadsTheEntryOnce: a budgeted show resolves its reference and
+// reads the entry's metadata once, whether it shows it whole or in windows,
+// and says how many credentials were replaced in it.
+func TestShowReadsTheEntryOnce(t *testing.T) {
+	s := openStore(t)
+	e := add(t, s, memex.Entry{Aliases: []string{"log"}, Redacted: 2}, numbered(400, nil))
+	for _, budget := range []int{100000, 300} {
+		c := &countingStore{Store: s}
+		it, _, err := deref.New(c).Show(context.Background(), "log", budget, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.ID != e.ID.String() || it.Complete != (budget == 100000) {
+			t.Fatalf("budget %d: item %s, complete %v", budget, it.ID, it.Complete)
+		}
+		if c.resolves != 1 || c.gets != 1 {
+			t.Errorf("budget %d: %d resolves and %d gets of the entry, want 1 each", budget, c.resolves, c.gets)
+		}
+		if it.Redacted != 2 {
+			t.Errorf("budget %d: redacted %d, want 2", budget, it.Redacted)
+		}
+	}
+}

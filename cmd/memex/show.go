@@ -86,11 +86,7 @@ func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSO
 		if asJSON {
 			return cli.WriteJSON(a.stdout, res.Result)
 		}
-		e, err := svc.Entry(ctx, res.Item.ID, "")
-		if err != nil {
-			return err
-		}
-		render.Redacted(a.stderr, e)
+		render.Redacted(a.stderr, res.Item.ID, res.Item.Redacted)
 		// A binary entry's content is deref's note, never its bytes.
 		_, err = fmt.Fprint(a.stdout, res.Item.Content)
 		return err
@@ -110,7 +106,7 @@ func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSO
 		return err
 	}
 	defer rc.Close()
-	render.Redacted(a.stderr, e)
+	render.Redacted(a.stderr, e.ID.String(), e.Redacted)
 	_, err = io.Copy(a.stdout, rc)
 	return err
 }

@@ -1,9 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/internal/home"
+	"github.com/memex-archive/memex/internal/service"
 )
 
 // TestShowBinary: --json carries binary content as content_base64 alone
@@ -50,5 +59,74 @@ func TestShowBinary(t *testing.T) {
 	}
 	if r := run(t, home, nil, "show", textID, "--budget", "500"); r.code != 0 || r.stdout != "text\n" {
 		t.Errorf("show text --budget: %+v", r)
+	}
+}
+
+// countingService counts the calls show makes of the Service for each
+// entry it prints.
+type countingService struct {
+	api.Service
+	entries, shows, lines int
+}
+
+func (c *countingService) Entry(ctx context.Context, ref, project string) (memex.Entry, error) {
+	c.entries++
+	return c.Service.Entry(ctx, ref, project)
+}
+
+func (c *countingService) Show(ctx context.Context, req api.ShowRequest) (api.ShowResult, error) {
+	c.shows++
+	return c.Service.Show(ctx, req)
+}
+
+func (c *countingService) Lines(ctx context.Context, req api.LinesRequest) (io.ReadCloser, error) {
+	c.lines++
+	return c.Service.Lines(ctx, req)
+}
+
+// TestShowAsksForTheEntryOnce: show reads an entry once, by one look-up of
+// its metadata, then its lines; with --budget by the budgeted read alone,
+// which says too how many credentials were replaced in it.
+func TestShowAsksForTheEntryOnce(t *testing.T) {
+	dir := t.TempDir()
+	secret := "aws_access_key_id = AKIAQ3EGUJZ5TNHMWX7P\n"
+	body := strings.Repeat("a line of the log\n", 300) + secret
+	r := run(t, dir, []byte(body), "add", "--alias", "log", "-")
+	if r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	id := strings.TrimSpace(r.stdout)
+	h, err := home.Open(context.Background(), dir, home.Options{Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, c := range []struct {
+		args                  []string
+		entries, shows, lines int
+	}{
+		{[]string{"log"}, 1, 0, 1},
+		{[]string{"log", "--lines", "2:3"}, 1, 0, 1},
+		{[]string{"log", "--budget", "100000"}, 0, 1, 0},
+		{[]string{"log", "--budget", "100"}, 0, 1, 0},
+		{[]string{"log", "--budget", "100", "--json"}, 0, 1, 0},
+	} {
+		svc := &countingService{Service: service.New(h, service.Options{})}
+		var out, errb bytes.Buffer
+		a := &app{stdout: &out, stderr: &errb, svc: svc}
+		cmd := a.showCommand()
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&out)
+		cmd.SetErr(&errb)
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("show %v: %v", c.args, err)
+		}
+		if svc.entries != c.entries || svc.shows != c.shows || svc.lines != c.lines {
+			t.Errorf("show %v: %d Entry, %d Show, %d Lines calls; want %d, %d, %d",
+				c.args, svc.entries, svc.shows, svc.lines, c.entries, c.shows, c.lines)
+		}
+		if note := "[memex " + id + " · 1 secret redacted when archived"; !slices.Contains(c.args, "--json") && !strings.HasPrefix(errb.String(), note) {
+			t.Errorf("show %v: stderr %q, want it to start %q", c.args, errb.String(), note)
+		}
 	}
 }

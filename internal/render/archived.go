@@ -24,10 +24,10 @@ func Replaced(stderr io.Writer, n int) {
 }
 
 // Redacted tells on stderr (stdout stays the exact content: memex show)
-// that credentials were replaced in e when it was archived; nothing when
-// none were.
-func Redacted(stderr io.Writer, e memex.Entry) {
-	if e.Redacted > 0 {
-		fmt.Fprintf(stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", e.ID, memex.RedactedNote(e.Redacted))
+// that n credentials were replaced in entry id when it was archived;
+// nothing when none were.
+func Redacted(stderr io.Writer, id string, n int) {
+	if n > 0 {
+		fmt.Fprintf(stderr, "[memex %s · %s when archived: each is [REDACTED:kind]]\n", id, memex.RedactedNote(n))
 	}
 }

@@ -18,7 +18,7 @@ func TestArchivedAndRedactionNotes(t *testing.T) {
 	}
 	b.Reset()
 	Replaced(&b, 0)
-	Redacted(&b, memex.Entry{ID: e.ID})
+	Redacted(&b, e.ID.String(), 0)
 	if b.Len() != 0 {
 		t.Errorf("a note for nothing replaced: %q", b.String())
 	}
@@ -27,7 +27,7 @@ func TestArchivedAndRedactionNotes(t *testing.T) {
 		t.Errorf("Replaced: %q, want %q", b.String(), want)
 	}
 	b.Reset()
-	Redacted(&b, e)
+	Redacted(&b, e.ID.String(), e.Redacted)
 	if want := "[memex " + e.ID.String() + " · " + memex.RedactedNote(2) + " when archived: each is [REDACTED:kind]]\n"; b.String() != want {
 		t.Errorf("Redacted: %q, want %q", b.String(), want)
 	}

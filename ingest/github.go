@@ -206,9 +206,6 @@ func ghNumber(u string) int {
 // runGitHub imports the export files (or the files of directories) in
 // opts.Paths.
 func runGitHub(ctx context.Context, r *runner) error {
-	if len(r.opts.Paths) == 0 {
-		return fmt.Errorf("ingest: github: give the exported JSON files (gh issue list --json ... > issues.json): %w", memex.ErrInvalid)
-	}
 	var files []string
 	for _, p := range r.opts.Paths {
 		fi, err := os.Stat(p)

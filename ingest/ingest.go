@@ -263,6 +263,35 @@ type target struct {
 	mtime  time.Time
 }
 
+// Check reports what makes opts unusable before anything is read: no
+// format or one memex does not read, a limit (Since, Max) on a format
+// other than git, a negative Max, no path for a format that has no
+// default location. The error is of class memex.ErrInvalid, its sentence
+// in the words of the options memex ingest and POST /v1/ingest share
+// (since, max, a path): it is the one place these rules live, which Run
+// and every caller that checks a request before doing any work ask.
+func (o Options) Check() error {
+	if o.Format == "" {
+		return fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "no format (want one of %s)", FormatList(Formats)))
+	}
+	if _, err := ParseFormat(string(o.Format)); err != nil {
+		return err
+	}
+	if (!o.Since.IsZero() || o.Max != 0) && o.Format != Git {
+		return fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "since and max limit ingest git only, not %s", o.Format))
+	}
+	if o.Max < 0 {
+		return fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "max %d: want 0 (no limit) or a positive number of commits", o.Max))
+	}
+	if len(o.Paths) == 0 && o.Format == GitHub {
+		return fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "github: give the exported JSON files (gh issue list --json ... > issues.json)"))
+	}
+	if len(o.Paths) == 0 && o.Format != Git && len(DefaultPaths(o.Format, o.Home)) == 0 {
+		return fmt.Errorf("ingest: %w", memex.Errorf(memex.ErrInvalid, "format %s has no default location: give a path", o.Format))
+	}
+	return nil
+}
+
 // Run ingests opts.Paths (or the format's default locations) into sink and
 // reports what it did. Problems with single lines or files are counted and
 // reported through opts.Warn, never fatal; Run fails only for invalid
@@ -270,10 +299,7 @@ type target struct {
 // report so far with ctx's error).
 func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	var rep Report
-	if opts.Format == "" {
-		return rep, fmt.Errorf("ingest: no format: %w", memex.ErrInvalid)
-	}
-	if _, err := ParseFormat(string(opts.Format)); err != nil {
+	if err := opts.Check(); err != nil {
 		return rep, err
 	}
 	if opts.Now == nil {
@@ -295,9 +321,6 @@ func Run(ctx context.Context, sink Sink, opts Options) (Report, error) {
 	paths, named := opts.Paths, len(opts.Paths) > 0
 	if !named {
 		paths = DefaultPaths(opts.Format, opts.Home)
-		if len(paths) == 0 {
-			return rep, fmt.Errorf("ingest: format %s has no default location: give a path: %w", opts.Format, memex.ErrInvalid)
-		}
 	}
 	targets, errs := discover(opts.Format, paths, named)
 	for _, e := range errs {

@@ -97,13 +97,12 @@ default locations on its own machine, and this command prints the same report.`,
 func (a *app) runIngest(c *cobra.Command, req api.IngestRequest, quiet, asJSON bool, args []string) error {
 	ctx := c.Context()
 	format, _ := ingest.ParseFormat(args[0])
-	if (!req.Since.IsZero() || req.Max != 0) && format != ingest.Git {
-		return cli.Usagef("--since and --max apply to ingest git only")
-	}
-	if req.Max < 0 {
-		return cli.Usagef("--max must be a positive number of commits, got %d", req.Max)
-	}
 	req.Format, req.Paths = string(format), args[1:]
+	// The service owns the rules; broken here, they are a bad command
+	// line, told in the words a served import answers with.
+	if err := service.CheckIngest(req); err != nil {
+		return cli.Usagef("ingest: %s", cli.Message(err))
+	}
 	// Ingest writes many entries: commit them without a sync each and sync
 	// once at the end. The write-ahead log keeps order, so a crash loses at
 	// most a suffix of the run, progress records included, and the next

@@ -32,16 +32,10 @@ type importer struct{ h *home.Home }
 // Every problem met goes to req.Warn as it happens; the result holds the
 // first api.MaxIngestWarnings of them and counts the others.
 func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.IngestResult, error) {
-	f, err := ingest.ParseFormat(req.Format)
-	if err != nil {
+	if err := CheckIngest(req); err != nil {
 		return api.IngestResult{}, err
 	}
-	if (!req.Since.IsZero() || req.Max != 0) && f != ingest.Git {
-		return api.IngestResult{}, fmt.Errorf("ingest: since and max apply to git only: %w", memex.ErrInvalid)
-	}
-	if req.Max < 0 {
-		return api.IngestResult{}, fmt.Errorf("ingest: max %d: want a positive number of commits: %w", req.Max, memex.ErrInvalid)
-	}
+	f, _ := ingest.ParseFormat(req.Format)
 	s := im.h.Store
 	var (
 		mu       sync.Mutex
@@ -115,6 +109,19 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 	res := IngestResult(rep, indexed)
 	res.Warnings, res.MoreWarnings = warnings, more
 	return res, nil
+}
+
+// CheckIngest is what Ingest refuses of req before it reads or opens
+// anything (ingest.Options.Check: the format, since and max, a path where
+// the format has no default location), an error of class
+// memex.ErrInvalid. memex ingest asks it first, to tell a bad command
+// line as a usage error in the words POST /v1/ingest answers with.
+func CheckIngest(req api.IngestRequest) error {
+	f, err := ingest.ParseFormat(req.Format)
+	if err != nil {
+		return err
+	}
+	return ingest.Options{Format: f, Paths: req.Paths, Since: req.Since, Max: req.Max}.Check()
 }
 
 // IngestResult is rep with the count of entries indexed, as memex ingest

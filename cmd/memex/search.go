@@ -59,7 +59,7 @@ best hits.`,
 	f := c.Flags()
 	f.IntVar(&q.Limit, "limit", index.DefaultLimit, "hits to return")
 	f.Var(projectValue{&q.Project}, "project", "only entries of this project")
-	f.StringVar(&q.Session, "session", "", "only entries of this session")
+	f.StringVar(&q.Session, "session", "", "only entries of this session (a unique prefix of its name names it)")
 	f.StringVar(&q.Agent, "agent", "", "only entries of this agent")
 	f.StringVar(&q.Kind, "kind", "", "only entries of this kind")
 	f.StringVar(&q.Tool, "tool", "", "only entries of this tool")

@@ -94,9 +94,10 @@ func Policy(e memex.Entry, body []byte) (memex.Entry, []byte, map[string]int) {
 }
 
 // Searcher is the index as api.Index: it resolves a query's before and
-// after (IDs, aliases narrowed by the query's project, or times), brings
-// the index up to date with the archive, then searches. Index opens the
-// index on first use.
+// after (IDs, aliases narrowed by the query's project, or times) and the
+// unique prefix of a session's name into the name, brings the index up to
+// date with the archive, then searches. Index opens the index on first
+// use.
 type Searcher struct {
 	Store *archive.Store
 	Index func() (*index.Index, error)
@@ -110,6 +111,15 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 		Agent: q.Agent, Kind: q.Kind, Tool: q.Tool}
 	if err := ResolveBounds(ctx, x.Store, &iq, q.Before, q.After); err != nil {
 		return api.SearchResult{}, err
+	}
+	if iq.Session != "" {
+		// A unique prefix names its session here as in a replay or a
+		// context: memex sessions shows the names of UUIDs cut short.
+		ref, err := x.Store.ResolveSession(ctx, memex.SessionRef{Session: iq.Session, Project: iq.Project, Agent: iq.Agent})
+		if err != nil {
+			return api.SearchResult{}, err
+		}
+		iq.Session = ref.Session
 	}
 	ix, err := x.Index()
 	if err != nil {

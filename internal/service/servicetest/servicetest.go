@@ -44,6 +44,7 @@ func Run(t *testing.T, new Factory) {
 		{"SearchMalformedIsInvalid", testSearchMalformed},
 		{"SearchBeforeAfterAlias", testSearchBounds},
 		{"SearchAfterUnknownAlias", testSearchUnknownBound},
+		{"SearchSessionPrefix", testSearchSessionPrefix},
 		{"ReplaySessionWithSlash", testReplaySlash},
 		{"ReplayUnknown", testReplayUnknown},
 		{"Sessions", testSessions},
@@ -280,6 +281,22 @@ func testSearchUnknownBound(t *testing.T, s api.Service) {
 	fill(t, s)
 	_, err := s.Search(context.Background(), api.Query{Text: "nil", Limit: 10, After: "nosuch"})
 	wantKind(t, err, memex.ErrNotFound, "nosuch")
+}
+
+// A unique prefix of a session's name names it in a search's filter, as
+// in a replay (memex sessions shows the names of UUIDs cut short); one
+// that starts several names is an error that lists them.
+func testSearchSessionPrefix(t *testing.T, s api.Service) {
+	es := fill(t, s)
+	for _, name := range []string{"team/feature", "team/f"} {
+		res, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10, Session: name})
+		if err != nil || len(res.Hits) != 2 || res.Hits[0].Session != es[0].Session || res.Hits[1].Session != es[0].Session {
+			t.Fatalf("search in session %q: %+v, %v", name, res.Hits, err)
+		}
+	}
+	add(t, s, memex.Entry{Session: "team/fix", Project: "p", Agent: "cli", Kind: memex.KindNote}, failing)
+	_, err := s.Search(context.Background(), api.Query{Text: "nil map", Limit: 10, Session: "team/f"})
+	wantKind(t, err, memex.ErrAmbiguous, "team/fix")
 }
 
 // A session whose name holds '/' could not be replayed while memex serve

@@ -201,8 +201,12 @@ func TestOpenCodeDB(t *testing.T) {
 
 	sink := newMemSink()
 	rep, warns := run(t, sink, Options{Format: OpenCode, Paths: []string{dir}})
-	if rep.Files != 1 || rep.Sessions != 2 || len(warns) != 0 {
+	if rep.Files != 1 || rep.Sessions != 2 || rep.Skipped["malformed json"] != 1 {
 		t.Fatalf("report %+v warnings %q", rep, warns)
+	}
+	// The row that is not JSON is told by table and id, as a line is.
+	if want := dbPath + ": part prt_7: malformed json: "; len(warns) != 1 || !strings.HasPrefix(warns[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", warns, want)
 	}
 	if got := kinds(sink.session("ses_a")); got != "message tool:bash tool:read event" {
 		t.Fatalf("ses_a kinds %s", got)
@@ -227,6 +231,54 @@ func TestOpenCodeDB(t *testing.T) {
 	rep, _ = run(t, sink, Options{Format: OpenCode, Paths: []string{dbPath}})
 	if rep.Added != 1 {
 		t.Fatalf("second run added %d, want 1", rep.Added)
+	}
+}
+
+// TestOpenCodeDBBadRowsAreTold: a row whose data is not what OpenCode
+// writes (a field of another type, JSON cut short) is not dropped in
+// silence: each is warned by table and id and counted as skipped, and the
+// parts of a message whose own row is bad are still read.
+func TestOpenCodeDBBadRowsAreTold(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "opencode.db")
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, version TEXT, time_created INTEGER, time_updated INTEGER)`,
+		`CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`INSERT INTO session VALUES ('ses_a','p1',NULL,'/home/u/proj','main','1',1762000000000,1762000009000)`,
+		`INSERT INTO message VALUES ('msg_1','ses_a',1762000000000,0,'{"role":"assistant","modelID":7}')`,
+		`INSERT INTO part VALUES ('prt_1','msg_1','ses_a',1762000000001,0,'{"type":"text","text":"kept"}')`,
+		`INSERT INTO part VALUES ('prt_2','msg_1','ses_a',1762000000002,0,'{"type":"tool","callID":"c2","tool":"bash","state":{"status":"completed","output":"FAIL","metadata":{"exit":"1"}}}')`,
+		`INSERT INTO part VALUES ('prt_3','msg_1','ses_a',1762000000003,0,'{"type":"text","text":"cut')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: OpenCode, Paths: []string{dbPath}})
+	if rep.Added != 1 || rep.Skipped["malformed json"] != 3 || len(rep.Ignored) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	want := []string{
+		dbPath + `: message msg_1: malformed json: field "modelID": found a number, want a string`,
+		dbPath + `: part prt_2: malformed json: field "state.metadata.exit": found a string, want an integer`,
+		dbPath + `: part prt_3: malformed json: JSON cut short`,
+	}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings %q, want %q", warns, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(warns[i], want[i]) {
+			t.Errorf("warning %q, want it to start %q", warns[i], want[i])
+		}
+	}
+	if got := sink.session("ses_a"); len(got) != 1 || got[0].Attrs["role"] != "assistant" {
+		t.Errorf("entries %+v, want the text part of the bad message row", got)
 	}
 }
 

@@ -129,7 +129,11 @@ func parseOpenCode(ctx context.Context, s *source) error {
 		err      error
 	)
 	if strings.HasSuffix(s.path, ".db") {
-		sessions, messages, parts, err = readOpenCodeDB(ctx, s.path)
+		var bad []ocBadRow
+		sessions, messages, parts, bad, err = readOpenCodeDB(ctx, s.path)
+		for _, b := range bad {
+			s.skipf(0, "malformed json", "%s %s: malformed json: %s", b.table, b.id, jsonerr.Describe(b.err))
+		}
 	} else {
 		sessions, messages, parts, err = readOpenCodeTree(s)
 	}
@@ -252,13 +256,23 @@ func firstPositive(v ...int64) int64 {
 	return 0
 }
 
-// readOpenCodeDB reads every session with its messages and parts. The
-// database is opened read-only (the host may be writing it, in WAL mode);
-// when even that fails (no permission to create the -shm file), it is
-// opened as immutable, which sees only what was checkpointed.
-func readOpenCodeDB(ctx context.Context, path string) ([]ocSession, map[string][]ocMessage, map[string][]ocPart, error) {
+// ocBadRow is a row of the message or part table whose data is not the
+// JSON OpenCode writes: a message row keeps its ids and time (its parts
+// are read), a part row is left out. Either is reported by table and id,
+// the database's equivalent of a file's line.
+type ocBadRow struct {
+	table, id string
+	err       error
+}
+
+// readOpenCodeDB reads every session with its messages and parts, and the
+// rows whose data did not decode. The database is opened read-only (the
+// host may be writing it, in WAL mode); when even that fails (no
+// permission to create the -shm file), it is opened as immutable, which
+// sees only what was checkpointed.
+func readOpenCodeDB(ctx context.Context, path string) ([]ocSession, map[string][]ocMessage, map[string][]ocPart, []ocBadRow, error) {
 	if !slices.Contains(sql.Drivers(), SQLiteDriver) {
-		return nil, nil, nil, fmt.Errorf("ingest: opencode %s: this program links no SQLite driver (import modernc.org/sqlite)", path)
+		return nil, nil, nil, nil, fmt.Errorf("ingest: opencode %s: this program links no SQLite driver (import modernc.org/sqlite)", path)
 	}
 	var lastErr error
 	for _, q := range []string{"mode=ro", "mode=ro&immutable=1"} {
@@ -268,38 +282,39 @@ func readOpenCodeDB(ctx context.Context, path string) ([]ocSession, map[string][
 			lastErr = err
 			continue
 		}
-		ss, ms, ps, err := queryOpenCode(ctx, db)
+		ss, ms, ps, bad, err := queryOpenCode(ctx, db)
 		db.Close()
 		if err == nil {
-			return ss, ms, ps, nil
+			return ss, ms, ps, bad, nil
 		}
 		lastErr = err
 	}
-	return nil, nil, nil, fmt.Errorf("ingest: opencode %s: %v: %w", path, lastErr, memex.ErrCorrupt)
+	return nil, nil, nil, nil, fmt.Errorf("ingest: opencode %s: %v: %w", path, lastErr, memex.ErrCorrupt)
 }
 
-func queryOpenCode(ctx context.Context, db *sql.DB) ([]ocSession, map[string][]ocMessage, map[string][]ocPart, error) {
+func queryOpenCode(ctx context.Context, db *sql.DB) ([]ocSession, map[string][]ocMessage, map[string][]ocPart, []ocBadRow, error) {
 	var sessions []ocSession
+	var bad []ocBadRow
 	rows, err := db.QueryContext(ctx, `SELECT id, COALESCE(parent_id,''), COALESCE(directory,''), COALESCE(title,''), COALESCE(time_created,0) FROM session ORDER BY time_created, id`)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for rows.Next() {
 		var s ocSession
 		if err := rows.Scan(&s.ID, &s.ParentID, &s.Directory, &s.Title, &s.Created); err != nil {
 			rows.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		sessions = append(sessions, s)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	messages := map[string][]ocMessage{}
 	rows, err = db.QueryContext(ctx, `SELECT id, session_id, COALESCE(time_created,0), data FROM message`)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for rows.Next() {
 		var m ocMessage
@@ -308,20 +323,22 @@ func queryOpenCode(ctx context.Context, db *sql.DB) ([]ocSession, map[string][]o
 		var data []byte
 		if err := rows.Scan(&id, &sid, &created, &data); err != nil {
 			rows.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		_ = json.Unmarshal(data, &m) // a bad row keeps its ids and time
+		if err := json.Unmarshal(data, &m); err != nil {
+			bad = append(bad, ocBadRow{"message", id, err}) // it keeps its ids and time
+		}
 		m.ID, m.SessionID, m.Created = id, sid, firstPositive(created, m.Time.Created)
 		messages[sid] = append(messages[sid], m)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	parts := map[string][]ocPart{}
 	rows, err = db.QueryContext(ctx, `SELECT id, message_id, COALESCE(time_created,0), data FROM part`)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -330,15 +347,16 @@ func queryOpenCode(ctx context.Context, db *sql.DB) ([]ocSession, map[string][]o
 		var created int64
 		var data []byte
 		if err := rows.Scan(&id, &mid, &created, &data); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		if json.Unmarshal(data, &p) != nil {
-			p.Type = "malformed"
+		if err := json.Unmarshal(data, &p); err != nil {
+			bad = append(bad, ocBadRow{"part", id, err})
+			continue
 		}
 		p.ID, p.MessageID, p.Created = id, mid, created
 		parts[mid] = append(parts[mid], p)
 	}
-	return sessions, messages, parts, rows.Err()
+	return sessions, messages, parts, bad, rows.Err()
 }
 
 // readOpenCodeTree reads the legacy JSON tree:

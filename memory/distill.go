@@ -379,6 +379,17 @@ func setState(ctx context.Context, w Writer, name string, v any) error {
 	return nil
 }
 
+// Forgettable is what Forgotten needs of an entry about to be forgotten:
+// its ID, kind and session, and which lesson it is, none of its content
+// (a forget that is interrupted keeps it until it is finished).
+func Forgettable(e memex.Entry) memex.Entry {
+	out := memex.Entry{ID: e.ID, Kind: e.Kind, Project: e.Project, Session: e.Session, Agent: e.Agent}
+	if v := e.Attrs[attrLessonOf]; v != "" {
+		out.Attrs = map[string]string{attrLessonOf: v}
+	}
+	return out
+}
+
 // Forgotten distils again the sessions of entries that were forgotten
 // (their metadata, read before they were deleted), so that no lesson or
 // procedure cites them; a lesson among them is recorded as forgotten and

@@ -352,9 +352,11 @@ func finishRebuild(ctx context.Context, s Store, ix *index.Index, progress func(
 // without error, no file of the store or the index holds what they held.
 // An ID the archive does not know is still removed from the index, and
 // reported as memex.ErrNotFound after the others are done. A crash between
-// the two deletes leaves an index row whose content is gone; search drops
-// such rows when it meets them, and Reindex never recreates them. A crash
-// before the purge leaves the bytes on disk until compactions rewrite them.
+// the two deletes leaves an index row (and its terms) whose entry is gone,
+// and a crash before the purge leaves the bytes on disk: the caller keeps
+// the IDs durably until Forget returns, and runs it again on them
+// (internal/service's forget journal). Search drops such rows when it
+// meets them, and Reindex never recreates them.
 func Forget(ctx context.Context, s Deleter, ix *index.Index, ids ...memex.ID) error {
 	var missing []memex.ID
 	for _, id := range ids {

@@ -2,12 +2,14 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memex-archive/memex"
@@ -33,21 +35,31 @@ var _ api.Maintainer = Maintainer{}
 
 func (m Maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.ForgetResult, error) {
 	s := m.Home.Store
-	ids, err := forgetSelect(ctx, s, req)
+	if req.DryRun {
+		ids, err := forgetSelect(ctx, s, req)
+		return api.ForgetResult{Matched: len(ids)}, err
+	}
+	ix, err := m.Home.Index()
 	if err != nil {
 		return api.ForgetResult{}, err
 	}
-	if req.DryRun {
-		return api.ForgetResult{Matched: len(ids)}, nil
+	// A forget that was interrupted is finished first: run again as
+	// its --help says, it may find nothing left of what it names.
+	finished, err := finishForget(ctx, s, ix)
+	if err != nil {
+		return api.ForgetResult{}, err
 	}
-	ix, err := m.Home.Index()
+	ids, err := forgetSelect(ctx, s, req)
+	if errors.Is(err, memex.ErrNotFound) && finished > 0 {
+		return api.ForgetResult{Forgotten: finished}, nil
+	}
 	if err != nil {
 		return api.ForgetResult{}, err
 	}
 	if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
 		return api.ForgetResult{}, err
 	}
-	if err := forgetEntries(ctx, s, ix, ids, func() error { return catchup.Forget(ctx, s, ix, ids...) }); err != nil {
+	if err := forgetEntries(ctx, s, ix, ids, forgetIDs); err != nil {
 		return api.ForgetResult{}, err
 	}
 	return api.ForgetResult{Forgotten: len(ids)}, nil
@@ -115,26 +127,103 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 	return ids, nil
 }
 
-// forgetEntries forgets ids (catchup.Forget) and then distils their
-// sessions again, so that no lesson or procedure cites them.
-func forgetEntries(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID, forget func() error) error {
-	var gone []memex.Entry
-	for _, id := range ids {
-		if e, err := s.Get(ctx, id); err == nil {
-			gone = append(gone, e)
-		}
-	}
-	if err := forget(); err != nil {
+// forgetState names the store's state a forget keeps while it runs (a
+// forgetJournal): set before its first delete, removed once neither the
+// archive, nor the index, nor a lesson holds the entries. A forget or a
+// search that finds it finishes that forget first (finishForget): a crash
+// between the archive's delete and the index's left the entries' terms in
+// the index for good, and their lessons citing them.
+const forgetState = "forget"
+
+// forgetJournal is what finishing a forget needs: the IDs, and what
+// memory.Forgotten needs of the entries (memory.Forgettable).
+type forgetJournal struct {
+	IDs  []memex.ID    `json:"ids"`
+	Gone []memex.Entry `json:"gone"`
+}
+
+// forgetting serialises forgets in a process: a server's searches may
+// each find the same unfinished one.
+var forgetting sync.Mutex
+
+// forgetIDs deletes ids from the archive and the index and purges both;
+// IDs an earlier, interrupted run deleted from the archive already are
+// not an error.
+func forgetIDs(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID) error {
+	if err := catchup.Forget(ctx, s, ix, ids...); err != nil && !errors.Is(err, memex.ErrNotFound) {
 		return err
 	}
-	rep, err := memory.Forgotten(ctx, s, gone, memory.UpdateOptions{})
+	return nil
+}
+
+// forgetEntries forgets ids, and whatever an interrupted forget left in
+// the journal, with forget (forgetIDs), and then distils their sessions
+// again, so that no lesson or procedure cites them.
+func forgetEntries(ctx context.Context, s *archive.Store, ix *index.Index, ids []memex.ID,
+	forget func(context.Context, *archive.Store, *index.Index, []memex.ID) error) error {
+	forgetting.Lock()
+	defer forgetting.Unlock()
+	j, err := readForgetJournal(ctx, s)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if e, err := s.Get(ctx, id); err == nil {
+			j.Gone = append(j.Gone, memory.Forgettable(e))
+		}
+	}
+	j.IDs = append(j.IDs, ids...)
+	if len(j.IDs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	if err := s.SetState(ctx, forgetState, b); err != nil {
+		return fmt.Errorf("forget: %w", err)
+	}
+	if err := forget(ctx, s, ix, j.IDs); err != nil {
+		return err
+	}
+	rep, err := memory.Forgotten(ctx, s, j.Gone, memory.UpdateOptions{})
 	if err == nil && len(rep.Removed) > 0 {
 		err = ix.Delete(ctx, rep.Removed...)
 	}
 	if err != nil {
 		return fmt.Errorf("forget: entries forgotten, updating the lessons that cite them failed (memex distill retries): %w", err)
 	}
+	if err := s.DeleteState(ctx, forgetState); err != nil {
+		return fmt.Errorf("forget: %w", err)
+	}
 	return nil
+}
+
+// readForgetJournal returns the journal an unfinished forget left, or an
+// empty one.
+func readForgetJournal(ctx context.Context, s *archive.Store) (forgetJournal, error) {
+	var j forgetJournal
+	b, err := s.GetState(ctx, forgetState)
+	switch {
+	case errors.Is(err, memex.ErrNotFound):
+		return j, nil
+	case err != nil:
+		return j, fmt.Errorf("forget: %w", err)
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return j, fmt.Errorf("forget: the journal of an interrupted forget: %w", err)
+	}
+	return j, nil
+}
+
+// finishForget finishes the forget an interrupted one left, if any, and
+// returns how many entries it named.
+func finishForget(ctx context.Context, s *archive.Store, ix *index.Index) (int, error) {
+	j, err := readForgetJournal(ctx, s)
+	if err != nil || len(j.IDs) == 0 {
+		return 0, err
+	}
+	return len(j.IDs), forgetEntries(ctx, s, ix, nil, forgetIDs)
 }
 
 // verifyHome checks the store's entries, the index (opened by openIndex)

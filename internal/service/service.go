@@ -126,6 +126,9 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 		return api.SearchResult{}, err
 	}
 	if !x.AsIs {
+		if _, err := finishForget(ctx, x.Store, ix); err != nil {
+			return api.SearchResult{}, err
+		}
 		if _, err := catchup.CatchUp(ctx, x.Store, ix); err != nil {
 			return api.SearchResult{}, err
 		}

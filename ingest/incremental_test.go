@@ -113,13 +113,20 @@ func TestPendingToolSettles(t *testing.T) {
 	}
 }
 
+// TestTruncatedLastLine: a last line without its newline that is not
+// JSON yet is left for a later run, which reads it once whole; it is not
+// counted as skipped, but it is told, by file and line, so that a file cut
+// short for good is not taken for a whole one.
 func TestTruncatedLastLine(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	writeFile(t, p, []byte("{\"content\":\"one\"}\n{\"content\":\"tw"))
 	sink := newMemSink()
 	rep, warns := run(t, sink, Options{Format: JSONL, Paths: []string{p}})
-	if rep.Added != 1 || len(warns) != 0 || rep.SkippedTotal() != 0 {
+	if rep.Added != 1 || rep.SkippedTotal() != 0 {
 		t.Fatalf("report %+v warnings %q", rep, warns)
+	}
+	if want := p + ":2: last line cut short"; len(warns) != 1 || !strings.HasPrefix(warns[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", warns, want)
 	}
 	writeFile(t, p, []byte("{\"content\":\"one\"}\n{\"content\":\"two\"}\n{\"content\":\"three\"}"))
 	rep, _ = run(t, sink, Options{Format: JSONL, Paths: []string{p}})

@@ -12,9 +12,11 @@ import (
 // eachLine calls fn for every complete line of s.data with its file
 // offset and 1-based line number; blank lines are passed over. A last line
 // without its newline is passed only when it is valid JSON (a finished file
-// without a trailing newline); otherwise the host is still writing it and
-// it is left for the next run. eachLine returns the file offset and line
-// number just past the last line passed.
+// without a trailing newline); otherwise the host is still writing it (or
+// stopped in the middle of it) and it is left for the next run, with a
+// warning that names it: a file cut short is not taken for a whole one.
+// eachLine returns the file offset and line number just past the last
+// line passed.
 func (s *source) eachLine(ctx context.Context, fn func(line []byte, off int64, no int) error) (int64, int, error) {
 	data := s.data
 	pos := 0
@@ -33,6 +35,7 @@ func (s *source) eachLine(ctx context.Context, fn func(line []byte, off int64, n
 			if !json.Valid(bytes.TrimSpace(line)) {
 				if len(bytes.TrimSpace(line)) > 0 {
 					s.ignore("partial last line")
+					s.warnf(no, "last line cut short (no newline, not valid JSON): not imported; a later run reads it once it is written whole")
 				}
 				return s.base + int64(pos), no, nil
 			}

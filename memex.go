@@ -286,21 +286,31 @@ func RedactedNote(n int) string {
 // B, 1-based, inclusive), "A:" (A to the end, returned as to = 0) or "A"
 // (line A alone). Anything else is ErrInvalid.
 func ParseLineRange(s string) (from, to int64, err error) {
-	bad := fmt.Errorf("%w: line range %q: want A:B (1-based, inclusive), A: or A", ErrInvalid, s)
+	bad := func(format string, args ...any) error {
+		return Errorf(ErrInvalid, "line range %q: %s", s, fmt.Sprintf(format, args...)).WithHint("want A:B (1-based, inclusive), A: or A")
+	}
 	a, b, colon := strings.Cut(s, ":")
-	from, err = strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-	if err != nil || from < 1 {
-		return 0, 0, bad
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == "" {
+		return 0, 0, bad("no first line")
+	}
+	if from, err = strconv.ParseInt(a, 10, 64); err != nil {
+		return 0, 0, bad("%q is not a line number", a)
+	}
+	if from < 1 {
+		return 0, 0, bad("lines count from 1")
 	}
 	switch {
 	case !colon:
 		to = from
-	case strings.TrimSpace(b) == "":
+	case b == "":
 		to = 0
 	default:
-		to, err = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if err != nil || to < from {
-			return 0, 0, bad
+		if to, err = strconv.ParseInt(b, 10, 64); err != nil {
+			return 0, 0, bad("%q is not a line number", b)
+		}
+		if to < from {
+			return 0, 0, bad("line %d comes before line %d", to, from)
 		}
 	}
 	return from, to, nil

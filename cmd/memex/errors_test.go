@@ -70,3 +70,26 @@ func TestMissingFileIsNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestShowFlagErrorsSayWhatIsWrong: a bad --lines or --budget is a usage
+// error that says what is wrong with it, not only what is wanted.
+func TestShowFlagErrorsSayWhatIsWrong(t *testing.T) {
+	home := t.TempDir()
+	id := strings.TrimSpace(run(t, home, []byte("a\nb\nc\n"), "add").stdout)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lines", "5:3"}, `memex: --lines: line range "5:3": line 3 comes before line 5; want A:B (1-based, inclusive), A: or A`},
+		{[]string{"--lines", "0:2"}, `memex: --lines: line range "0:2": lines count from 1; want A:B (1-based, inclusive), A: or A`},
+		{[]string{"--lines", "a:b"}, `memex: --lines: line range "a:b": "a" is not a line number; want A:B (1-based, inclusive), A: or A`},
+		{[]string{"--lines", "2:x"}, `memex: --lines: line range "2:x": "x" is not a line number; want A:B (1-based, inclusive), A: or A`},
+		{[]string{"--budget", "-1"}, `memex: --budget -1: want a positive number of tokens (0: no bound)`},
+		{[]string{"--budget", "5", "--lines", "1:2"}, `memex: --budget and --lines do not combine: give one of them`},
+	} {
+		r := run(t, home, nil, append([]string{"show", id}, c.args...)...)
+		if r.code != cli.ExitUsage || r.stderr != c.want+"\n" {
+			t.Errorf("memex show ID %s: code %d stderr %q; want 2 and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
+		}
+	}
+}

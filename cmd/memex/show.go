@@ -57,7 +57,7 @@ the deref result (as memex deref --json).
 func parseLines(s string) (from, to int64, err error) {
 	from, to, err = memex.ParseLineRange(s)
 	if err != nil {
-		return 0, 0, cli.Usagef("--lines %q: want A:B (1-based, inclusive), A: or A", s)
+		return 0, 0, cli.Usagef("--lines: %v", err)
 	}
 	return from, to, nil
 }
@@ -70,8 +70,11 @@ func (a *app) runShow(c *cobra.Command, req api.ShowRequest, lines string, asJSO
 			return err
 		}
 	}
-	if req.Budget < 0 || (req.Budget > 0 && lines != "") {
-		return cli.Usagef("--budget takes a positive number of tokens and does not combine with --lines")
+	if req.Budget < 0 {
+		return cli.Usagef("--budget %d: want a positive number of tokens (0: no bound)", req.Budget)
+	}
+	if req.Budget > 0 && lines != "" {
+		return cli.Usagef("--budget and --lines do not combine: give one of them")
 	}
 	ctx := c.Context()
 	svc, err := a.service(ctx, home.Options{Shared: true})

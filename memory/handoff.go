@@ -260,7 +260,8 @@ func sessionItems(sessions []*session) []Item {
 		task := "(no prompt archived)"
 		if s.task != nil {
 			id = s.task.ID
-			task = cut(s.task.DisplaySummary(), 140)
+			// An issue statement's summary says "task: " already.
+			task = cut(strings.TrimPrefix(s.task.DisplaySummary(), "task: "), 140)
 		}
 		agent := s.agent
 		if agent == "" {

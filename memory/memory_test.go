@@ -202,3 +202,26 @@ func TestStale(t *testing.T) {
 		t.Errorf("after removing README.md: %+v", res.Items)
 	}
 }
+
+// A session whose prompt is an issue statement (SWE-agent, mini-swe-agent)
+// has a summary that already says "task: "; its handoff line says it once.
+func TestHandoffTaskSaidOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := memex.Entry{Project: project, Session: "django-1", Agent: "mini-swe-agent", Kind: memex.KindMessage, Attrs: map[string]string{"role": "user"}}
+	if _, err := s.Add(ctx, e, strings.NewReader("<pr_description>\nConsider the following PR description: Queryset crashes when unpickled. Details follow.\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := memory.Handoff(ctx, s, memory.HandoffOptions{Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := section(c, memory.SectionSessions).Items
+	if len(sess) != 1 || !strings.Contains(sess[0].Text, "· task: Queryset crashes when unpickled.") || strings.Contains(sess[0].Text, "task: task:") {
+		t.Fatalf("sessions: %+v", sess)
+	}
+}

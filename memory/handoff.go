@@ -190,7 +190,7 @@ func fit(c Capsule, header string, budget int) (Capsule, error) {
 	c.Sections = nil
 	for i, s := range all {
 		s.Omitted = len(s.Items) - keep[i]
-		s.Items = s.Items[:keep[i]]
+		s.Items = append([]Item{}, s.Items[:keep[i]]...) // [] in JSON, not null, when empty
 		c.Sections = append(c.Sections, s)
 	}
 	c.Text, c.Used = text, used

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -223,5 +224,29 @@ func TestHandoffTaskSaidOnce(t *testing.T) {
 	sess := section(c, memory.SectionSessions).Items
 	if len(sess) != 1 || !strings.Contains(sess[0].Text, "· task: Queryset crashes when unpickled.") || strings.Contains(sess[0].Text, "task: task:") {
 		t.Fatalf("sessions: %+v", sess)
+	}
+}
+
+// A section with nothing to say has an empty list of items, not null.
+func TestHandoffEmptySectionItems(t *testing.T) {
+	ctx := context.Background()
+	s, err := archive.Open("", &archive.Options{InMemory: true, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Add(ctx, memex.Entry{Project: project, Session: "s1", Agent: "cli", Kind: memex.KindNote}, strings.NewReader("keep the retry loop\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := memory.Handoff(ctx, s, memory.HandoffOptions{Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"items":null`) {
+		t.Fatalf("a section's items are null: %s", b)
 	}
 }

@@ -41,6 +41,11 @@ type LessonItem struct {
 // ListLessons lists the lesson entries f selects, newest first (never
 // nil).
 func ListLessons(ctx context.Context, s Scanner, f LessonFilter) ([]LessonItem, error) {
+	switch f.Status {
+	case "", StatusFixed, StatusReverted, StatusAbandoned:
+	default:
+		return nil, memex.Errorf(memex.ErrInvalid, "lessons: status %q: want one of %s, %s, %s", f.Status, StatusFixed, StatusReverted, StatusAbandoned)
+	}
 	items := []LessonItem{}
 	err := s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
 		if e.Kind != KindLesson || f.Project != "" && e.Project != f.Project || f.Session != "" && e.Session != f.Session ||

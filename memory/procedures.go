@@ -2,6 +2,7 @@ package memory
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,6 +173,15 @@ const maxCited = 5
 
 // Families in the order procedures list them.
 var familyOrder = []string{FamilyTest, FamilyBuild, FamilyLint, FamilyTypecheck, FamilyFormat, FamilyServe, FamilyInstall}
+
+// CheckFamily is nil for "" (every family) and the families there are,
+// else memex.ErrInvalid naming them.
+func CheckFamily(f string) error {
+	if f == "" || slices.Contains(familyOrder, f) {
+		return nil
+	}
+	return memex.Errorf(memex.ErrInvalid, "procedures: family %q: want one of %s", f, strings.Join(familyOrder, ", "))
+}
 
 // run is an observation read for procedures.
 type run struct {

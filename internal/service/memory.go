@@ -82,6 +82,9 @@ func (m Memory) Stale(ctx context.Context, req api.StaleRequest) (memory.StaleRe
 }
 
 func (m Memory) Procedures(ctx context.Context, req api.ProceduresRequest) (memory.ProceduresResult, error) {
+	if err := memory.CheckFamily(req.Family); err != nil {
+		return memory.ProceduresResult{}, err
+	}
 	res, err := memory.Procedures(ctx, m.Store, m.project(req.Project), memory.Rule{})
 	if err != nil {
 		return memory.ProceduresResult{}, err

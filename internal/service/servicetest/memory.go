@@ -39,6 +39,7 @@ func RunMemory(t *testing.T, new MemoryFactory) {
 		{"ProceduresOfAFamily", testProcedures},
 		{"LessonsAndHint", testLessonsAndHint},
 		{"LessonsNegativeLimitIsInvalid", testLessonsLimit},
+		{"UnknownStatusOrFamilyIsInvalid", testUnknownStatusOrFamily},
 		{"DistillEverySession", testDistill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +168,16 @@ func testLessonsLimit(t *testing.T, s api.Service, m api.Memory) {
 	if got, want := memex.Sentence(err), "lessons: limit -1: want 0 (all) or more"; got != want {
 		t.Fatalf("lessons limit -1: %q, want %q", got, want)
 	}
+}
+
+// An unknown lesson status or procedure family is refused, naming the
+// ones there are, not answered with an empty list.
+func testUnknownStatusOrFamily(t *testing.T, s api.Service, m api.Memory) {
+	ctx := context.Background()
+	_, err := m.Lessons(ctx, api.LessonsRequest{Project: "p", Status: "fix"})
+	wantKind(t, err, memex.ErrInvalid, "fixed, reverted, abandoned")
+	_, err = m.Procedures(ctx, api.ProceduresRequest{Project: "p", Family: "tests"})
+	wantKind(t, err, memex.ErrInvalid, "test, build, lint, typecheck, format, serve, install")
 }
 
 func testStaleLimit(t *testing.T, s api.Service, m api.Memory) {

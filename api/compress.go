@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,30 +24,42 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 	if session == "" {
 		session = s.session()
 	}
-	contents := make([][]byte, len(in.Blocks))
-	var tr *transcript
+	anchored := func(b block) bool { return b.StartAnchor != "" || b.MidAnchor != "" || b.EndAnchor != "" }
 	for i, b := range in.Blocks {
 		if strings.TrimSpace(b.Key) == "" {
 			return nil, fmt.Errorf("memex_compress: block %d: key is empty: %w", i, memex.ErrInvalid)
 		}
-		anchored := b.StartAnchor != "" || b.MidAnchor != "" || b.EndAnchor != ""
 		switch {
-		case b.Content != "" && anchored:
+		case b.Content != "" && anchored(b):
 			return nil, fmt.Errorf("memex_compress: block %q: give content or anchors, not both: %w", b.Key, memex.ErrInvalid)
 		case b.Content != "":
-			contents[i] = []byte(b.Content)
-			continue
-		case !anchored:
+		case !anchored(b):
 			return nil, fmt.Errorf("memex_compress: block %q: give content or start_anchor and end_anchor: %w", b.Key, memex.ErrInvalid)
 		case b.StartAnchor == "" || b.EndAnchor == "":
 			return nil, fmt.Errorf("memex_compress: block %q: an anchored block needs start_anchor and end_anchor: %w", b.Key, memex.ErrInvalid)
+		case session == "":
+			return nil, fmt.Errorf("memex_compress: block %q: anchors need the live session, and none is known: give session: %w", b.Key, memex.ErrInvalid)
+		}
+	}
+	ref := memex.SessionRef{Session: session, Project: in.Project, Agent: s.opts.Agent}
+	var entries []EntryJSON
+	var found error // why the session was not found, nil when it was
+	if session != "" {
+		ref, entries, found = s.sessionOf(ctx, session, in.Project)
+	}
+	contents := make([][]byte, len(in.Blocks))
+	var tr *transcript
+	for i, b := range in.Blocks {
+		if !anchored(b) {
+			contents[i] = []byte(b.Content)
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("memex_compress: %w", found)
 		}
 		if tr == nil {
-			if session == "" {
-				return nil, fmt.Errorf("memex_compress: block %q: anchors need the live session, and none is known: give session: %w", b.Key, memex.ErrInvalid)
-			}
 			var err error
-			if tr, err = s.loadTranscript(ctx, session); err != nil {
+			if tr, err = s.loadTranscript(ctx, entries); err != nil {
 				return nil, err
 			}
 		}
@@ -58,10 +71,10 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 		contents[i] = got
 	}
 	project := in.Project
-	if project == "" && tr != nil {
-		project = tr.project
+	if project == "" {
+		project = ref.Project
 	}
-	base := memex.Entry{Project: project, Session: session, Agent: s.opts.Agent, Kind: memex.KindNote}
+	base := memex.Entry{Project: project, Session: session, Agent: ref.Agent, Kind: memex.KindNote}
 	var out []compressed
 	if strings.TrimSpace(in.Summary) != "" {
 		e := base
@@ -89,24 +102,43 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 
 // transcript is a session's archived entries, in order, for anchor search.
 type transcript struct {
-	project string
-	bodies  [][]byte
+	bodies [][]byte
 }
 
-func (s *Server) loadTranscript(ctx context.Context, session string) (*transcript, error) {
-	tr := &transcript{}
-	entries, err := s.svc.Replay(ctx, ReplayRequest{Ref: memex.SessionRef{Session: session}})
-	if err != nil {
-		return nil, fmt.Errorf("memex_compress: %w", err)
+// sessionOf is the archived session named session (of project, when
+// given) with its entries: the one session of that name, else, when
+// several share it, the one of this server's agent. Blocks filed under the
+// server's agent beside a session of another (the live session, which the
+// host's hooks archive) would start a second session of the same name,
+// which the name alone (memex_context's live session) would then no
+// longer name. A name of no archived session is a new session of the
+// server's agent, with notFound saying why.
+func (s *Server) sessionOf(ctx context.Context, session, project string) (ref memex.SessionRef, entries []EntryJSON, notFound error) {
+	ref = memex.SessionRef{Session: session, Project: project, Agent: s.opts.Agent}
+	entries, err := s.svc.Replay(ctx, ReplayRequest{Ref: memex.SessionRef{Session: session, Project: project}})
+	if errors.Is(err, memex.ErrAmbiguous) && s.opts.Agent != "" {
+		if mine, err2 := s.svc.Replay(ctx, ReplayRequest{Ref: ref}); err2 == nil {
+			entries, err = mine, nil
+		}
 	}
+	if err != nil {
+		return ref, nil, err
+	}
+	// A replay takes a unique prefix of a name for its session; blocks
+	// join the session of the name given, exactly.
+	if len(entries) == 0 || entries[0].Session != session {
+		return ref, nil, memex.Errorf(memex.ErrNotFound, "session %q: not found; memex sessions lists them", session)
+	}
+	return memex.SessionRef{Session: session, Project: entries[0].Project, Agent: entries[0].Agent}, entries, nil
+}
+
+func (s *Server) loadTranscript(ctx context.Context, entries []EntryJSON) (*transcript, error) {
+	tr := &transcript{}
 	var total int64
 	// Newest first: a block is most likely about recent work, and the cap
 	// then drops the oldest.
 	for i := len(entries) - 1; i >= 0 && total < maxTranscript; i-- {
 		e := entries[i]
-		if tr.project == "" {
-			tr.project = e.Project
-		}
 		rc, err := s.svc.Lines(ctx, LinesRequest{ID: e.ID})
 		if err != nil {
 			return nil, fmt.Errorf("memex_compress: read %s: %w", e.ID, err)

@@ -50,7 +50,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 func TestMCPTools(t *testing.T) {
 	s, st := newTestServer(t, "", Options{Session: func() string { return "live" }, Agent: "claude-code"})
 	out := "=== RUN TestParse\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: nil map\nFAIL\nexit status 1\n"
-	e := mustAdd(t, st, memex.Entry{Session: "live", Project: "p", Tool: "Bash", Kind: memex.KindTool, Input: "go test", Aliases: []string{"toolu_1"}}, out)
+	e := mustAdd(t, st, memex.Entry{Session: "live", Project: "p", Agent: "claude-code", Tool: "Bash", Kind: memex.KindTool, Input: "go test", Aliases: []string{"toolu_1"}}, out)
 	cs := connectMCP(t, s)
 
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -258,5 +258,39 @@ func TestMCPErrorsReadAsTheirSentence(t *testing.T) {
 		if text, isErr := call(t, cs, c.tool, c.args); !isErr || text != c.want {
 			t.Errorf("%s %v: isError %v, %q; want %q", c.tool, c.args, isErr, text, c.want)
 		}
+	}
+}
+
+// TestCompressJoinsTheArchivedSession: memex_compress into a session the
+// host's hooks archived (agent claude-code) files its blocks under that
+// session's agent and project, not the server's agent: a second session
+// of the same name would make the name alone (memex_context, the next
+// compress) ambiguous.
+func TestCompressJoinsTheArchivedSession(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Agent: "mcp"})
+	mustAdd(t, st, memex.Entry{Session: "live", Project: "p", Agent: "claude-code", Tool: "Bash", Kind: memex.KindTool, Input: "go test"},
+		"--- FAIL: TestParse (0.00s)\n    parse_test.go:12: nil map\n")
+	cs := connectMCP(t, s)
+	for i, args := range []map[string]any{
+		{"session": "live", "summary": "TestParse fails on a nil map", "blocks": []map[string]any{{"key": "ctx_note_001", "content": "plan: initialise the map\n"}}},
+		{"session": "live", "summary": "the failure, kept", "blocks": []map[string]any{{"key": "ctx_fail_001", "start_anchor": "--- FAIL: TestParse", "end_anchor": "nil map"}}},
+	} {
+		if text, isErr := call(t, cs, "memex_compress", args); isErr {
+			t.Fatalf("compress %d: %q", i, text)
+		}
+	}
+	for _, key := range []string{"ctx_note_001", "ctx_fail_001"} {
+		id, err := st.Resolve(context.Background(), key, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := st.Get(context.Background(), id)
+		if got.Session != "live" || got.Project != "p" || got.Agent != "claude-code" {
+			t.Errorf("%s: session %q, project %q, agent %q; want live, p, claude-code", key, got.Session, got.Project, got.Agent)
+		}
+	}
+	text, isErr := call(t, cs, "memex_context", map[string]any{"session": "live"})
+	if isErr || !strings.Contains(text, "TestParse fails on a nil map") {
+		t.Fatalf("context of the session: %v %q", isErr, text)
 	}
 }

@@ -30,7 +30,8 @@ func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 func TestMCPStdioBinary(t *testing.T) {
 	home := t.TempDir()
 	out := "ok  \tgithub.com/x/y\t0.01s\n--- FAIL: TestZ\n    z_test.go:9: want 3, got 4\n"
-	r := run(t, home, []byte(out), "add", "--tool", "bash", "--input", "go test ./...", "--session", "sess-1", "--alias", "toolu_9", "-")
+	// As the host's PostToolUse hook archives it: the live session's agent.
+	r := run(t, home, []byte(out), "add", "--tool", "bash", "--input", "go test ./...", "--session", "sess-1", "--agent", "claude-code", "--alias", "toolu_9", "-")
 	if r.code != 0 {
 		t.Fatal(r)
 	}
@@ -69,6 +70,10 @@ func TestMCPStdioBinary(t *testing.T) {
 	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": []string{"ctx_env_001"}}); isErr || !strings.Contains(text, "1 secret redacted") {
 		t.Fatalf("read of a redacted block: %v %q", isErr, text)
 	}
+	// The blocks joined the live session: its name still names one.
+	if text, isErr := toolText(t, cs, "memex_context", map[string]any{}); isErr || !strings.Contains(text, "ctx_z_001") && !strings.Contains(text, "Z fails") {
+		t.Fatalf("context of the live session after compress: %v %q", isErr, text)
+	}
 	if text, isErr := toolText(t, cs, "memex_read", map[string]any{"ids": "nope"}); !isErr || text == "" {
 		t.Fatalf("bad arguments: %v %q", isErr, text)
 	}
@@ -102,6 +107,15 @@ func TestMCPStdioForwardsToServer(t *testing.T) {
 	}
 	if text, isErr := toolText(t, cs, "memex_context", map[string]any{}); isErr || !strings.Contains(text, "session fw") {
 		t.Fatalf("context through the server: %v %q", isErr, text)
+	}
+	// What the server's memex_compress files joins the live session, which
+	// its name alone still names.
+	if text, isErr := toolText(t, cs, "memex_compress", map[string]any{"summary": "served output seen",
+		"blocks": []map[string]any{{"key": "fw_block", "start_anchor": "served", "end_anchor": "output"}}}); isErr {
+		t.Fatalf("compress through the server: %q", text)
+	}
+	if text, isErr := toolText(t, cs, "memex_context", map[string]any{}); isErr || !strings.Contains(text, "served output seen") {
+		t.Fatalf("context through the server after compress: %v %q", isErr, text)
 	}
 }
 

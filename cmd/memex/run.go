@@ -44,7 +44,10 @@ current directory). memex sessions lists it and memex replay walks the day's run
 
 SIGINT, SIGTERM and SIGHUP sent to memex are passed on to CMD (a Ctrl-C typed at the
 terminal reaches CMD directly and is not sent twice); what CMD printed until then is
-archived with its status, 128+N for signal N.`,
+archived with its status, 128+N for signal N. When the reader of the output goes away
+(memex run -- CMD | head), CMD is read no more, as in a pipe without memex: it gets
+SIGPIPE on its next write, and what it printed until then is archived (--quiet reads
+it all).`,
 		Example: `  memex run --quiet -- go test ./...
   memex run -- make lint
   memex run --session fix-auth --alias auth-tests-before-fix -- pytest -x tests/`,

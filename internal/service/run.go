@@ -98,7 +98,9 @@ func (n notStarted) Unwrap() error        { return n.err }
 // the signals SIGINT, SIGTERM and SIGHUP sent to memex passed on to it. A
 // run killed before it is archived, or refused by a busy store, is
 // archived by the next memex process that writes (DrainSpool). e gets the
-// exit status, 128+N for signal N.
+// exit status, 128+N for signal N. When c.Live fails (its reader went
+// away: memex run ... | head), the command is read no more, as a pipe's
+// writer whose reader left, and what it printed until then is archived.
 //
 // A command that does not start is ErrNotStarted, with nothing left
 // spooled.
@@ -128,11 +130,26 @@ func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
 	}
 	pw.Close()
 	stopForwarding := forwardSignals(cmd.Process)
+	// A write to a closed pipe on memex's stdout or stderr (memex run ...
+	// | head) fails with EPIPE instead of killing memex with the output
+	// unarchived.
+	brokenPipes := make(chan os.Signal, 1)
+	signal.Notify(brokenPipes, syscall.SIGPIPE)
+	defer signal.Stop(brokenPipes)
 	var sink io.Writer = toSpool
+	var live *liveWriter
 	if c.Live != nil {
-		sink = io.MultiWriter(toSpool, c.Live)
+		live = &liveWriter{w: c.Live}
+		sink = io.MultiWriter(toSpool, live)
 	}
 	_, copyErr := io.Copy(sink, pr)
+	if live != nil && live.err != nil && errors.Is(copyErr, live.err) {
+		// What showed the output is gone: the command is read no more,
+		// as a pipe's reader that left, and gets SIGPIPE on its next
+		// write; what it printed until then is spooled (MultiWriter
+		// writes the spool first).
+		copyErr = nil
+	}
 	pr.Close()
 	spoolErr := spooled()
 	waitErr := cmd.Wait()
@@ -152,6 +169,21 @@ func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
 		return Ran{Exit: code}, err
 	}
 	return Ran{Exit: code, Body: body, Spool: run}, nil
+}
+
+// liveWriter is where a command's output is shown; err is the write error
+// that ended the showing (the reader of memex's stdout went away).
+type liveWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (l *liveWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if err != nil {
+		l.err = err
+	}
+	return n, err
 }
 
 // forwardSignals passes SIGINT, SIGTERM and SIGHUP sent to memex on to

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,5 +177,36 @@ func TestRunEntrySession(t *testing.T) {
 		if got := RunSession(project, at); got != want {
 			t.Errorf("RunSession(%q) = %q, want %q", project, got, want)
 		}
+	}
+}
+
+// brokenPipe is a Live writer whose reader went away (memex run ... |
+// head): it takes the first write and fails the next ones with EPIPE.
+type brokenPipe struct{ writes int }
+
+func (b *brokenPipe) Write(p []byte) (int, error) {
+	if b.writes++; b.writes > 1 {
+		return 0, syscall.EPIPE
+	}
+	return len(p), nil
+}
+
+// TestExecLiveReaderGone: when what shows the output fails (its reader
+// went away), the command is no longer read, as a pipe's writer whose
+// reader left: it gets SIGPIPE, and what it printed until then is
+// archived with that status, not lost with an error.
+func TestExecLiveReaderGone(t *testing.T) {
+	e := memex.Entry{ID: memex.NewID(time.Now())}
+	ran, err := Exec(t.TempDir(), &e, Command{Args: []string{"yes", "a line"}, Live: &brokenPipe{}, Redact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ran.Spool.Done()
+	body, err := io.ReadAll(ran.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran.Exit != 128+int(syscall.SIGPIPE) || len(body) == 0 || !strings.HasPrefix(string(body), "a line\na line\n") {
+		t.Errorf("exit %d, %d bytes archived (%.20q): want 141 and what yes printed", ran.Exit, len(body), body)
 	}
 }

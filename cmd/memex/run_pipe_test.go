@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestRunIntoAClosedPipe: memex run -- CMD | head must not die of the
+// pipe that head closes and leave the output unarchived: CMD gets SIGPIPE
+// as it would without memex, and what it printed is archived with that
+// status, which memex exits with.
+func TestRunIntoAClosedPipe(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(memexBin, "--home", home, "run", "--alias", "piped", "--", "yes", "a line")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "a line\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	out.Close() // head has read enough
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 141 {
+		t.Fatalf("memex run ended with %v, want exit 141 (yes's SIGPIPE); stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "memex: ") || !strings.Contains(stderr.String(), " · exit 141 · ") {
+		t.Errorf("stderr %q, want the closing line of the archived run", stderr.String())
+	}
+	r := run(t, home, nil, "show", "piped", "--json")
+	var e struct {
+		Content string
+		Exit    *int
+		Bytes   int64
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
+		t.Fatal(err, r.stdout, r.stderr)
+	}
+	if e.Exit == nil || *e.Exit != 141 || !strings.HasPrefix(e.Content, "a line\na line\n") {
+		t.Errorf("archived %d bytes (%.30q), exit %v: want yes's output and 141", e.Bytes, e.Content, e.Exit)
+	}
+}

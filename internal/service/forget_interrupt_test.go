@@ -14,23 +14,21 @@ import (
 	"github.com/memex-archive/memex/internal/home"
 )
 
-// TestInterruptedForgetIsFinished: a forget stopped after the archive
-// deleted one of its entries and before the index did (a kill) left that
-// entry's terms in the index for good, and the rest of what it named in
-// the archive. The next search must finish it: neither the archive nor
-// the index holds any of them after it, and it finds nothing of them; a
-// forget run again on what it named then reports them forgotten.
-func TestInterruptedForgetIsFinished(t *testing.T) {
+// interruptedForget archives one entry of project per text in a fresh
+// home, indexes them, and forgets the first n of them with a forget that
+// stops (as a kill would) once the archive has deleted the first deleted
+// of those, before the index deleted any.
+func interruptedForget(t *testing.T, project string, texts []string, n, deleted int) (*home.Home, *index.Index, []memex.ID) {
+	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	h, err := home.Open(ctx, dir, home.Options{})
+	h, err := home.Open(ctx, t.TempDir(), home.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close()
+	t.Cleanup(func() { h.Close() })
 	var ids []memex.ID
-	for _, text := range []string{"zebrafishlinker failed once", "zebrafishlinker failed twice", "kept entry"} {
-		e, err := h.Store.Add(ctx, memex.Entry{Project: "p", Session: "s", Agent: "cli", Kind: memex.KindTool, Tool: "bash"}, strings.NewReader(text))
+	for _, text := range texts {
+		e, err := h.Store.Add(ctx, memex.Entry{Project: project, Session: "s", Agent: "cli", Kind: memex.KindTool, Tool: "bash"}, strings.NewReader(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,9 +42,11 @@ func TestInterruptedForgetIsFinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := errors.New("killed")
-	err = forgetEntries(ctx, h.Store, ix, ids[:2], func(ctx context.Context, s *archive.Store, _ *index.Index, ids []memex.ID) error {
-		if err := s.Delete(ctx, ids[0]); err != nil {
-			t.Fatal(err)
+	err = forgetEntries(ctx, h.Store, ix, ids[:n], func(ctx context.Context, s *archive.Store, _ *index.Index, ids []memex.ID) error {
+		for _, id := range ids[:deleted] {
+			if err := s.Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return killed
 	})
@@ -56,7 +56,17 @@ func TestInterruptedForgetIsFinished(t *testing.T) {
 	if has, _ := ix.Has(ids[0]); !has {
 		t.Fatal("the interrupted forget removed the index row: the case is not tested")
 	}
+	return h, ix, ids
+}
 
+// TestInterruptedForgetIsFinished: a forget stopped after the archive
+// deleted one of its entries and before the index did (a kill) left that
+// entry's terms in the index for good, and the rest of what it named in
+// the archive. The next search must finish it: neither the archive nor
+// the index holds any of them after it, and it finds nothing of them.
+func TestInterruptedForgetIsFinished(t *testing.T) {
+	ctx := context.Background()
+	h, ix, ids := interruptedForget(t, "p", []string{"zebrafishlinker failed once", "zebrafishlinker failed twice", "kept entry"}, 2, 1)
 	res, err := Searcher{Store: h.Store, Index: h.Index}.Search(ctx, api.Query{Text: "zebrafishlinker", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -83,40 +93,8 @@ func TestInterruptedForgetIsFinished(t *testing.T) {
 // an interrupted forget named finishes it, even when the archive deleted
 // all of it already, and says how many it forgot.
 func TestForgetAgainFinishesAnInterruptedOne(t *testing.T) {
-	ctx := context.Background()
-	h, err := home.Open(ctx, t.TempDir(), home.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	var ids []memex.ID
-	for _, text := range []string{"zebrafishlinker one", "zebrafishlinker two"} {
-		e, err := h.Store.Add(ctx, memex.Entry{Project: "gone", Session: "s", Kind: memex.KindTool}, strings.NewReader(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, e.ID)
-	}
-	ix, err := h.Index()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := catchup.CatchUp(ctx, h.Store, ix); err != nil {
-		t.Fatal(err)
-	}
-	killed := errors.New("killed")
-	err = forgetEntries(ctx, h.Store, ix, ids, func(ctx context.Context, s *archive.Store, _ *index.Index, ids []memex.ID) error {
-		for _, id := range ids {
-			if err := s.Delete(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return killed
-	})
-	if !errors.Is(err, killed) {
-		t.Fatalf("interrupted forget: %v", err)
-	}
-	res, err := Maintainer{Home: h}.Forget(ctx, api.ForgetRequest{Project: "gone"})
+	h, ix, ids := interruptedForget(t, "gone", []string{"zebrafishlinker one", "zebrafishlinker two"}, 2, 2)
+	res, err := Maintainer{Home: h}.Forget(context.Background(), api.ForgetRequest{Project: "gone"})
 	if err != nil || res.Forgotten != 2 {
 		t.Fatalf("forget again: %+v, %v", res, err)
 	}

@@ -62,8 +62,11 @@ func (a *app) replayCommand() *cobra.Command {
 		Long: `Replay a session in order: time, kind (a message's role: user, assistant), tool, ID
 and summary of each step, with the points where the agent's context was compacted
 marked, and a line with the date where each day starts when the session spans days.
---full prints each entry's exact content under its line. On a terminal the output goes
-through $PAGER (less).
+--full prints each entry's exact content under its line; for an entry that is not
+valid UTF-8 (binary) the line "[memex: binary content (N bytes) not shown; memex show
+ID > FILE saves it]", and with --json "content_base64" instead of "content" (as memex
+show --json). On a terminal the output goes through $PAGER (less).
+
 A session is its name, project and agent together: a name that several sessions share
 (one task run by two models, imported under two projects) is an error listing them,
 and --project or --agent picks one. A unique prefix of a name names it; a name that

@@ -1,12 +1,15 @@
 package render
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/deref"
 )
 
 // The narrow table names a UUID by the shortest prefix (8 or more) that
@@ -140,5 +143,35 @@ func TestSessionHits(t *testing.T) {
 	SessionHits(&out, &errs, api.SearchResult{})
 	if out.Len() != 0 || errs.String() != "no matches\n" {
 		t.Errorf("none: stdout %q, stderr %q", out.String(), errs.String())
+	}
+}
+
+// TestReplayBinaryContent: --full --json carries content that is not
+// valid UTF-8 as content_base64 (as show --json does), never as text with
+// its bytes replaced; the text prints the binary note, never raw bytes.
+func TestReplayBinaryContent(t *testing.T) {
+	bin := []byte{'o', 'k', 0xff, 0xfe, '\n'}
+	e := api.WithContent(memex.Entry{ID: memex.ID{1}, Kind: memex.KindNote, Bytes: int64(len(bin))}, bin)
+	steps, err := Steps([]api.EntryJSON{e}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(steps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["content"]; ok || got["content_base64"] != base64.StdEncoding.EncodeToString(bin) {
+		t.Errorf("step %s: want content_base64 %q and no content", js, base64.StdEncoding.EncodeToString(bin))
+	}
+	var b strings.Builder
+	if err := Replay(&b, steps); err != nil {
+		t.Fatal(err)
+	}
+	if note := "      │ " + deref.BinaryNote(e.ID, e.Bytes) + "\n"; !strings.HasSuffix(b.String(), note) || strings.Contains(b.String(), "\xff") {
+		t.Errorf("replay:\n%q\nwant it to end with %q", b.String(), note)
 	}
 }

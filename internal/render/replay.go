@@ -1,13 +1,16 @@
 package render
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
+	"github.com/memex-archive/memex/deref"
 )
 
 // ReplayStep is one step of memex replay, as --json prints it.
@@ -22,13 +25,18 @@ type ReplayStep struct {
 	Tokens     int64     `json:"tokens"`
 	Compaction bool      `json:"compaction,omitempty"`
 	Content    *string   `json:"content,omitempty"`
+	// ContentBase64 is the content, base64-encoded, when it is not valid
+	// UTF-8 (then Content is nil), as in memex show --json.
+	ContentBase64 string `json:"content_base64,omitempty"`
+
+	bytes int64 // the entry's size, for the binary note
 }
 
 // Step is step n of a replay: entry e, with its content when --full
 // asked for it.
 func Step(n int, e memex.Entry, content *string) ReplayStep {
 	return ReplayStep{Step: n, ID: e.ID, Created: e.Created, Kind: string(e.Kind), Role: e.Attrs["role"], Tool: e.Tool,
-		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: e.IsCompaction(), Content: content}
+		Summary: e.DisplaySummary(), Tokens: e.Tokens, Compaction: e.IsCompaction(), Content: content, bytes: e.Bytes}
 }
 
 // Steps are the steps of a replay of entries, with each entry's content
@@ -41,6 +49,14 @@ func Steps(entries []api.EntryJSON, full bool) ([]ReplayStep, error) {
 			b, ok, err := e.Body()
 			if err != nil || !ok {
 				return nil, fmt.Errorf("replay: entry %s came without its content: %v", e.ID, err)
+			}
+			if !utf8.Valid(b) {
+				// As text its bytes would be replaced, in JSON and on a
+				// terminal alike.
+				st := Step(i, e.Entry, nil)
+				st.ContentBase64, st.bytes = base64.StdEncoding.EncodeToString(b), int64(len(b))
+				steps = append(steps, st)
+				continue
 			}
 			text := string(b)
 			content = &text
@@ -73,8 +89,12 @@ func Replay(out io.Writer, steps []ReplayStep) error {
 			what = st.Role // user, assistant: who said it
 		}
 		fmt.Fprintf(out, "%4d  %s  %-16s %s  %s  (%d tok)\n", st.Step, st.Created.Format("15:04:05"), what, st.ID, st.Summary, st.Tokens)
-		if st.Content != nil {
+		switch {
+		case st.Content != nil:
 			fmt.Fprintln(out, indent(*st.Content))
+		case st.ContentBase64 != "":
+			// Raw bytes would garble the terminal (memex show gives them).
+			fmt.Fprintln(out, indent(deref.BinaryNote(st.ID, st.bytes)))
 		}
 	}
 	return nil

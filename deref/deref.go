@@ -457,6 +457,11 @@ func allocate(ctx context.Context, items []*item, budget int, tail string) (rend
 			return rendering{}, 0, fmt.Errorf("deref: entry %s: nothing to show: %w", it.id, memex.ErrBudgetTooSmall)
 		}
 		mins[i] = it.cost(it.ivs, it.cut)
+		// A short entry can cost less whole than its best line with the
+		// markers of what that leaves out: then the whole is its least.
+		if it.b64 == nil && it.planWhole(mins[i]) {
+			mins[i] = it.cost(it.ivs, it.cut)
+		}
 		need += mins[i]
 	}
 	if budget < need {

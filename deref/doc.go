@@ -32,9 +32,10 @@
 // is not counted.
 //
 // A budget is too small when it cannot hold, for every entry, its header and
-// its best line (cut to 32 tokens if longer) with the markers around it, plus
-// the missing lines. Deref then fails with memex.ErrBudgetTooSmall and the
-// error names that minimum.
+// its best line (cut to 32 tokens if longer) with the markers around it, or
+// the entry whole when that costs less (a short entry, whose markers would
+// outweigh the lines they stand for), plus the missing lines. Deref then
+// fails with memex.ErrBudgetTooSmall and the error names that minimum.
 //
 // # Windows of one entry
 //
@@ -74,7 +75,8 @@
 //
 // # Several entries, one budget
 //
-// Every entry first gets its minimum: its header and best line, as above.
+// Every entry first gets its minimum: its header and best line, or itself
+// whole, as above.
 // The rest of the budget is split max-min fairly: equal shares, except that
 // an entry needing less than its share to be shown whole takes only what it
 // needs and leaves the difference to the others. Each entry is then planned

@@ -333,7 +333,7 @@ func jsonEdit(fn func(*object) error) func([]byte) ([]byte, error) {
 		if len(bytes.TrimSpace(old)) > 0 {
 			v, err := parseOrdered(old)
 			if err != nil {
-				return nil, fmt.Errorf("not valid JSON (fix or move it, then run again): %v: %w", err, memex.ErrInvalid)
+				return nil, fmt.Errorf("not valid JSON at %v (fix or move it, then run again): %w", err, memex.ErrInvalid)
 			}
 			o, ok := v.(*object)
 			if !ok {

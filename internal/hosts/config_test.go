@@ -47,6 +47,24 @@ func TestOrderedJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// A configuration file that is not JSON is refused with where it goes
+// wrong, as its author counts lines and columns, so that it can be fixed
+// by hand.
+func TestBrokenJSONSaysWhere(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"model\": \"opus\",\n  \"hooks\": {,\n}\n", "line 3, column 13: invalid character ',' looking for beginning of object key string"},
+		{`{"theme": dark}`, "line 1, column 11: invalid character 'd' looking for beginning of value"},
+		{"{\"a\":\n   dark}", "line 2, column 4: invalid character 'd'"},
+		{"{\n  \"mcp\": {\n", "line 3, column 1: the JSON is cut short"},
+		{`{"a":1} {}`, "line 1, column 9: invalid character '{' after top-level value"},
+	} {
+		_, err := jsonEdit(func(*object) error { return nil })([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), "not valid JSON at "+c.want) || !errors.Is(err, memex.ErrInvalid) {
+			t.Errorf("%q: %v, want it to say %q", c.in, err, c.want)
+		}
+	}
+}
+
 func TestTomlEditKeepsUserNotify(t *testing.T) {
 	orig := "notify = [\"my-notifier\"]\n[mcp_servers.memex]\ncommand = \"/opt/memex\"\n"
 	got, err := tomlEdit(&Options{Bin: "memex"}, false)([]byte(orig))

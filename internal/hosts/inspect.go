@@ -89,7 +89,11 @@ func Inspect(host string, o Options) (Installation, error) {
 		}
 		v, err := parseOrdered(b)
 		root, ok := v.(*object)
-		if err != nil || !ok {
+		if err != nil {
+			in.Errors = append(in.Errors, fmt.Sprintf("%s: not valid JSON at %v, which the host cannot read", path, err))
+			return nil, false
+		}
+		if !ok {
 			in.Errors = append(in.Errors, fmt.Sprintf("%s: not a JSON object the host can read", path))
 			return nil, false
 		}

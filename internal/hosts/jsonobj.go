@@ -3,6 +3,7 @@ package hosts
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -60,18 +61,41 @@ func (o *object) del(k string) {
 	}
 }
 
-// parseOrdered decodes one JSON value, keeping object key order.
+// parseOrdered decodes one JSON value, keeping object key order. The
+// error of a malformed document says where it stops being JSON, as the
+// person who edits the file by hand counts: "line 3, column 13: ...".
 func parseOrdered(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	v, err := parseValue(dec)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if _, err = dec.Token(); err == io.EOF {
+			return v, nil
+		} else if err == nil {
+			err = errors.New("data after the JSON value")
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the JSON value")
+	// The decoder's token offsets lag behind separators and blanks;
+	// json.Unmarshal's scanner stops on the very byte at fault.
+	off, what := dec.InputOffset(), err.Error()
+	var se *json.SyntaxError
+	if errors.As(json.Unmarshal(b, new(any)), &se) {
+		off, what = se.Offset-1, se.Error()
 	}
-	return v, nil
+	if err == io.EOF || what == "unexpected end of JSON input" {
+		off, what = int64(len(b)), "the JSON is cut short"
+	}
+	line, col := lineColumn(b, off)
+	return nil, fmt.Errorf("line %d, column %d: %s", line, col, strings.TrimPrefix(what, "json: "))
+}
+
+// lineColumn is the 1-based line and column (in bytes) of the byte at
+// offset off of b (0-based; len(b) is just past the end).
+func lineColumn(b []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(b)))
+	before := b[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	return line, len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 }
 
 func parseValue(dec *json.Decoder) (any, error) {

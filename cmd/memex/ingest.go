@@ -39,7 +39,8 @@ its own --project. Credentials are replaced with
 A malformed line is reported as file:line: reason, skipped and counted. The end report
 (--json too) counts files, sessions, entries added and already present, lines skipped
 by reason, secrets redacted and bytes. The new entries are indexed for search before
-the command returns (--no-index to leave that to the next search).
+the command returns (--no-index to leave that to the next search, which shows its
+progress on a terminal: 40 s or so for 500 MB of transcripts).
 
 git reads a repository's history: each commit becomes an entry of kind commit in the
 project sessions of that checkout get (message, author, date, files changed with +/-

@@ -48,3 +48,23 @@ reindex: it is dropped and rebuilt from the archive by the next search, which sa
 // progressFunc returns the progress bar of a reindex on a terminal (nil
 // elsewhere, and with --json).
 func (a *app) progressFunc() func(done, total int) { return cli.Counter(a.stderr, "reindex", a.quiet) }
+
+// indexProgressFunc returns the progress bar of the catch-up a search
+// runs first (on a terminal, without --json), shown for a backlog of at
+// least catchUpBar entries: the first search after ingest --no-index
+// indexes everything it imported, for a minute at 500 MB.
+func (a *app) indexProgressFunc() func(done, total int) {
+	bar := cli.Counter(a.stderr, "indexing new entries", a.quiet)
+	if bar == nil {
+		return nil
+	}
+	return func(done, total int) {
+		if total >= catchUpBar {
+			bar(done, total)
+		}
+	}
+}
+
+// catchUpBar is the smallest backlog whose catch-up shows a bar: one
+// chunk of the catch-up (about a second), which a bar could only flash.
+const catchUpBar = 4096

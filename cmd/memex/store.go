@@ -65,14 +65,15 @@ func (a *app) choose(ctx context.Context, o home.Options) error {
 }
 
 // serviceOptions are the parts of the Local Service that live in cmd:
-// a reindex's progress bar, the checkout of a directory and the logger.
+// the progress bars of a reindex and of a search's catch-up, the checkout of a directory and the logger.
 func (a *app) serviceOptions() service.Options {
 	wd, _ := os.Getwd()
 	return service.Options{
-		Progress:   a.progressFunc,
-		CheckoutOf: service.CheckoutOf,
-		Dir:        wd,
-		Logger:     a.log,
+		Progress:      a.progressFunc,
+		IndexProgress: a.indexProgressFunc,
+		CheckoutOf:    service.CheckoutOf,
+		Dir:           wd,
+		Logger:        a.log,
 	}
 }
 

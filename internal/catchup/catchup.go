@@ -133,17 +133,23 @@ func entrySize(e memex.Entry) int {
 // while the archive holds entries marked indexed has been lost (dropped
 // because it was damaged, or deleted): it is rebuilt. Stats says which.
 func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
+	return CatchUpWith(ctx, s, ix, nil)
+}
+
+// CatchUpWith is CatchUp, calling progress (when not nil) as Reindex
+// does: once before the first chunk with the backlog, then after each.
+func CatchUpWith(ctx context.Context, s Store, ix *index.Index, progress func(done, total int)) (Stats, error) {
 	phase, err := s.GetState(ctx, rebuildState)
 	switch {
 	case errors.Is(err, memex.ErrNotFound):
 	case err != nil:
 		return Stats{}, fmt.Errorf("catchup: %w", err)
 	case string(phase) == phaseIndex:
-		st, err := finishRebuild(ctx, s, ix, nil)
+		st, err := finishRebuild(ctx, s, ix, progress)
 		st.Resumed = true
 		return st, err
 	default:
-		st, err := Reindex(ctx, s, ix, nil)
+		st, err := Reindex(ctx, s, ix, progress)
 		st.Resumed = true
 		return st, err
 	}
@@ -155,13 +161,13 @@ func CatchUp(ctx context.Context, s Store, ix *index.Index) (Stats, error) {
 			return Stats{}, fmt.Errorf("catchup: %w", err)
 		}
 		if lost {
-			st, err := Reindex(ctx, s, ix, nil)
+			st, err := Reindex(ctx, s, ix, progress)
 			st.Rebuilt = true
 			return st, err
 		}
 	}
 	defer raiseMemoryLimit()()
-	st, err := catchUp(ctx, s, ix, nil)
+	st, err := catchUp(ctx, s, ix, progress)
 	if err != nil {
 		return st, err
 	}

@@ -28,6 +28,9 @@ import (
 type Options struct {
 	// Progress, when it returns a function, is told how a reindex goes.
 	Progress func() func(done, total int)
+	// IndexProgress, when it returns a function, is told how a search's
+	// catch-up goes (Searcher.Progress).
+	IndexProgress func() func(done, total int)
 	// CheckoutOf gives the working tree holding a directory
 	// (api.Local.CheckoutOf); nil checks no file lines.
 	CheckoutOf func(dir string) *deref.Checkout
@@ -50,7 +53,7 @@ func New(h *home.Home, o Options) api.Service {
 // local is the Service over h without the write policy and distillation
 // that New wraps around it.
 func local(h *home.Home, o Options) *api.Local {
-	return &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared()},
+	return &api.Local{Store: h.Store, Index: Searcher{Store: h.Store, Index: h.Index, AsIs: h.Shared(), Progress: o.IndexProgress},
 		Catalog: Catalog{Store: h.Store, IndexDir: filepath.Join(h.Dir, home.IndexDir)}, Ingester: importer{h}, Maintainer: Maintainer{Home: h, Progress: o.Progress},
 		CheckoutOf: o.CheckoutOf}
 }
@@ -104,6 +107,10 @@ type Searcher struct {
 	// AsIs searches the index as it is, without a catch-up: for a home
 	// opened read-only (a store whose disk is full).
 	AsIs bool
+	// Progress, when it returns a function, is told how the catch-up
+	// before a search goes: the first search after an import without
+	// the index (ingest --no-index) indexes all of it.
+	Progress func() func(done, total int)
 }
 
 func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, error) {
@@ -129,7 +136,11 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 		if _, err := finishForget(ctx, x.Store, ix); err != nil {
 			return api.SearchResult{}, err
 		}
-		if _, err := catchup.CatchUp(ctx, x.Store, ix); err != nil {
+		var progress func(done, total int)
+		if x.Progress != nil {
+			progress = x.Progress()
+		}
+		if _, err := catchup.CatchUpWith(ctx, x.Store, ix, progress); err != nil {
 			return api.SearchResult{}, err
 		}
 	}

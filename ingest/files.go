@@ -223,6 +223,9 @@ func nothingFound(f Format, near int) string {
 		msg = "no OpenCode data (a directory holding opencode.db or storage/session) found"
 	case Gemini:
 		msg = "no Gemini CLI sessions (chats/session-*.json, chats/session-*.jsonl) found"
+		if near > 0 {
+			msg += fmt.Sprintf("; %s not named so (give a file's path to read it as gemini anyway)", plural(near, ".json or .jsonl file"))
+		}
 	case MiniSWEAgent:
 		msg = "no mini-swe-agent trajectories (*.traj.json) found"
 	case SWEAgent:
@@ -248,7 +251,9 @@ func plural(n int, noun string) string {
 
 // walk lists the files of format f (or of any format, for Auto) under dir.
 // near counts the files passed over although their extension is one f
-// reads: Codex files not named rollout-*, Auto files of no known format.
+// reads: Codex files not named rollout-*, Gemini .json and .jsonl files
+// not named as Gemini CLI names its sessions, Auto files of no known
+// format.
 func walk(f Format, dir string) (out []target, near int) {
 	plain := map[string]bool{}
 	var zst []string
@@ -275,7 +280,8 @@ func walk(f Format, dir string) (out []target, near int) {
 		}
 		ff := formatByName(f, p)
 		if ff == "" {
-			if (f == Codex || f == Auto) && hasTranscriptExt(p) {
+			if (f == Codex || f == Auto) && hasTranscriptExt(p) ||
+				f == Gemini && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")) {
 				near++
 			}
 			return nil

@@ -127,3 +127,23 @@ func TestDoctorAsksHealthzOnce(t *testing.T) {
 		t.Fatalf("doctor asked /healthz %d times, want 1", n)
 	}
 }
+
+// WriteDoctor counts the entries waiting for the index in words, and
+// through a server does not say that the next search indexes them: the
+// server does.
+func TestWriteDoctorPendingIndex(t *testing.T) {
+	rep := service.DoctorReport{Version: "v1", Home: "/h", OK: true,
+		Server: service.ServerHealth{Running: true, Addr: "127.0.0.1:7077", Answering: true, Version: "v1"},
+		Store:  service.StoreHealth{Exists: true, Schema: 3, PendingIndex: 1, Note: "read through the running server, which keeps the index caught up"}}
+	var b strings.Builder
+	service.WriteDoctor(&b, rep)
+	if want := "store: schema v3, 1 entry waiting for the index (read through the running server, which keeps the index caught up)\n"; !strings.Contains(b.String(), want) {
+		t.Fatalf("served:\n%s\nwant %q", b.String(), want)
+	}
+	rep.Server, rep.Store.Note, rep.Store.PendingIndex = service.ServerHealth{}, "", 2
+	b.Reset()
+	service.WriteDoctor(&b, rep)
+	if want := "store: schema v3, 2 entries waiting for the index (the next memex search indexes them first)\n"; !strings.Contains(b.String(), want) {
+		t.Fatalf("local:\n%s\nwant %q", b.String(), want)
+	}
+}

@@ -114,6 +114,9 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 	}
 	switch len(named) {
 	case 0:
+		if id, ok, err := s.resolveStep(ctx, ref, project); ok || err != nil {
+			return id, err
+		}
 		return memex.ID{}, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrNotFound, "%s: not found", ref))
 	case 1:
 		for _, id := range named {
@@ -127,6 +130,30 @@ func (s *Store) Resolve(ctx context.Context, ref, project string) (memex.ID, err
 	}
 	return memex.ID{}, fmt.Errorf("archive: %w", memex.Errorf(memex.ErrAmbiguous, "alias %q names entries in %d projects: %s",
 		ref, len(named), strings.Join(names, ", ")).WithHint("narrow it with the project (--project, ?project=) or name one by its ID"))
+}
+
+// resolveStep resolves ref when it is SESSION#N, the N-th tool call of a
+// session, with SESSION the unique prefix of a session's name that replay
+// and context take (memex sessions shows a UUID by one). ok is false when
+// ref is not such a step, or names no entry; an ambiguous prefix is the
+// error that lists its sessions.
+func (s *Store) resolveStep(ctx context.Context, ref, project string) (id memex.ID, ok bool, err error) {
+	i := strings.LastIndexByte(ref, '#')
+	if i <= 0 || i == len(ref)-1 || strings.Trim(ref[i+1:], "0123456789") != "" {
+		return memex.ID{}, false, nil
+	}
+	full, err := s.ResolveSession(ctx, memex.SessionRef{Session: ref[:i], Project: project})
+	if err != nil {
+		return memex.ID{}, false, err
+	}
+	if full.Session == ref[:i] {
+		return memex.ID{}, false, nil // a whole name (or none): its alias is not there
+	}
+	id, err = s.Resolve(ctx, full.Session+ref[i:], project)
+	if errors.Is(err, memex.ErrNotFound) {
+		return memex.ID{}, false, nil
+	}
+	return id, err == nil, err
 }
 
 // Lookup returns the newest entry written under alias in project's scope,

@@ -80,3 +80,40 @@ func TestResolveSessionPrefixInVersion2Store(t *testing.T) {
 		t.Errorf("d names one name in two projects: that is Session's to report: %v", err)
 	}
 }
+
+// SESSION#N, the N-th tool call of a session, takes the unique prefix of
+// the session's name that replay and context take (memex sessions shows
+// a UUID by it): memex show 5f0c2a91#1.
+func TestResolveStepOfASessionPrefix(t *testing.T) {
+	s := openMem(t)
+	ctx := context.Background()
+	full, other := "5f0c2a91-7d3e-4b8e-9a55-0c1d2e3f4a5b", "5f0d9e00-1111-4222-8333-444455556666"
+	var ids []memex.ID
+	for n := range 2 {
+		e := add(t, s, memex.Entry{Session: full, Project: "api", Aliases: []string{full + "#" + string(rune('0'+n))}}, []byte("call "+string(rune('0'+n))))
+		ids = append(ids, e.ID)
+	}
+	add(t, s, memex.Entry{Session: other, Project: "web", Aliases: []string{other + "#0"}}, []byte("other call"))
+	for _, c := range []struct {
+		ref, project string
+		want         memex.ID
+	}{
+		{full + "#1", "", ids[1]},
+		{"5f0c2a91#1", "", ids[1]},
+		{"5f0c#0", "", ids[0]},
+		{"5f0#0", "api", ids[0]},
+	} {
+		if got, err := s.Resolve(ctx, c.ref, c.project); err != nil || got != c.want {
+			t.Errorf("Resolve(%q, %q) = %v, %v; want %v", c.ref, c.project, got, err, c.want)
+		}
+	}
+	_, err := s.Resolve(ctx, "5f0#0", "")
+	if !errors.Is(err, memex.ErrAmbiguous) || !strings.Contains(err.Error(), other) {
+		t.Errorf("the step of an ambiguous prefix: %v", err)
+	}
+	for _, ref := range []string{"5f0c2a91#7", "nosuch#0", "5f0c2a91#x"} {
+		if _, err := s.Resolve(ctx, ref, ""); !errors.Is(err, memex.ErrNotFound) || !strings.Contains(err.Error(), ref+": not found") {
+			t.Errorf("Resolve(%q): %v, want %q not found", ref, err, ref)
+		}
+	}
+}

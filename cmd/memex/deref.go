@@ -13,7 +13,8 @@ import (
 const aliasHelp = `An entry is named by its ID (any case) or an alias: a name given with --alias, the
 host's own id of a tool call (a Claude Code tool_use id, a Codex call_id), or
 SESSION#N, the N-th tool call of an imported session counted from 0 (tool calls only,
-so it differs from replay's step numbers once messages are interleaved).`
+so it differs from replay's step numbers once messages are interleaved), SESSION being
+the session's name or a unique prefix of it (as memex sessions shows a UUID).`
 
 func (a *app) derefCommand() *cobra.Command {
 	var req api.DerefRequest

@@ -224,7 +224,7 @@ func nothingFound(f Format, near int) string {
 	case Gemini:
 		msg = "no Gemini CLI sessions (chats/session-*.json, chats/session-*.jsonl) found"
 		if near > 0 {
-			msg += fmt.Sprintf("; %s not named so (give a file's path to read it as gemini anyway)", plural(near, ".json or .jsonl file"))
+			msg += fmt.Sprintf("; %s not named chats/session-* (give a file's path to read it as gemini anyway)", plural(near, ".json or .jsonl file"))
 		}
 	case MiniSWEAgent:
 		msg = "no mini-swe-agent trajectories (*.traj.json) found"

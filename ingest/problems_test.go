@@ -35,6 +35,8 @@ func TestNamedPathWithoutFiles(t *testing.T) {
 	}{
 		{Codex, renamed, "no codex rollout files (rollout-*.jsonl, rollout-*.jsonl.zst) found; 1 .jsonl file not named rollout-* (give a file's path to read it as codex anyway)"},
 		{ClaudeCode, empty, "no Claude Code transcripts (*.jsonl) found"},
+		{Gemini, filepath.Dir(geminiDoc), "no Gemini CLI sessions (chats/session-*.json, chats/session-*.jsonl) found; 1 .json or .jsonl file not named chats/session-* (give a file's path to read it as gemini anyway)"},
+		{Gemini, empty, "no Gemini CLI sessions (chats/session-*.json, chats/session-*.jsonl) found"},
 		{OpenCode, empty, "no OpenCode data (a directory holding opencode.db or storage/session) found"},
 		{MiniSWEAgent, renamed, "no mini-swe-agent trajectories (*.traj.json) found"},
 		{SWEAgent, renamed, "no SWE-agent trajectories (*.traj) found"},

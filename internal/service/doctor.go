@@ -15,6 +15,7 @@ import (
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/internal/hosts"
+	"github.com/memex-archive/memex/summarize"
 )
 
 // What memex doctor finds of a home's server and store, beside what
@@ -193,11 +194,13 @@ func WriteDoctor(w io.Writer, rep DoctorReport) {
 		fmt.Fprintf(w, "server: %s not answering\n", rep.Server.Addr)
 	}
 	if rep.Store.Exists && rep.Store.Schema > 0 {
-		fmt.Fprintf(w, "store: schema v%d, %d entries waiting for the index (the next memex search indexes them first)", rep.Store.Schema, rep.Store.PendingIndex)
+		fmt.Fprintf(w, "store: schema v%d, %s waiting for the index", rep.Store.Schema, summarize.Plural(int(rep.Store.PendingIndex), "entry"))
+		// Read through a server, the note says that it indexes them.
 		if rep.Store.Note != "" {
-			fmt.Fprintf(w, " (%s)", rep.Store.Note)
+			fmt.Fprintf(w, " (%s)\n", rep.Store.Note)
+		} else {
+			fmt.Fprintln(w, " (the next memex search indexes them first)")
 		}
-		fmt.Fprintln(w)
 	} else if rep.Store.Note != "" {
 		fmt.Fprintf(w, "store: %s\n", rep.Store.Note)
 	}

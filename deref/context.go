@@ -127,8 +127,8 @@ func (r *Reader) Context(ctx context.Context, opts ContextOptions) (ContextResul
 		footer := count(contextFooter(opts, len(entries), len(entries), all))
 		minimum := count(hdr+"\n") + footer
 		if budget < minimum {
-			return ContextResult{}, fmt.Errorf("deref: context: a budget of %d tokens cannot hold the header: need at least %d: %w",
-				budget, minimum, memex.ErrBudgetTooSmall)
+			return ContextResult{}, fmt.Errorf("deref: context: %w", memex.Errorf(memex.ErrBudgetTooSmall,
+				"a budget of %s is too small for the context's header: need at least %d", plural(budget, "token"), minimum))
 		}
 		for i := range keep {
 			keep[i] = false

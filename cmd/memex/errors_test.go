@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,5 +92,22 @@ func TestShowFlagErrorsSayWhatIsWrong(t *testing.T) {
 		if r.code != cli.ExitUsage || r.stderr != c.want+"\n" {
 			t.Errorf("memex show ID %s: code %d stderr %q; want 2 and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// TestContextBudgetTooSmall: a --budget below the context's header is one
+// sentence that names the least budget, as deref's and show's are.
+func TestContextBudgetTooSmall(t *testing.T) {
+	home := t.TempDir()
+	run(t, home, []byte("x\n"), "add", "--session", "s1", "--project", "p")
+	r := run(t, home, nil, "context", "--session", "s1", "--budget", "5")
+	want := regexp.MustCompile(`^memex: a budget of 5 tokens is too small for the context's header: need at least \d+\n$`)
+	if r.code != cli.ExitFailure || !want.MatchString(r.stderr) {
+		t.Errorf("context --budget 5: code %d stderr %q; want 1 and %s", r.code, r.stderr, want)
+	}
+	r = run(t, home, nil, "context", "--session", "s1", "--budget", "5", "--json")
+	var got struct{ Error, Code string }
+	if err := json.Unmarshal([]byte(r.stderr), &got); err != nil || got.Code != "budget_too_small" || !strings.HasPrefix(got.Error, "a budget of 5 tokens") {
+		t.Errorf("context --budget 5 --json: %q", r.stderr)
 	}
 }

@@ -195,7 +195,15 @@ func discover(f Format, paths []string, named bool) ([]target, []string) {
 			add(t)
 			continue
 		}
-		found, near := walk(f, abs)
+		root := abs
+		if li, err := os.Lstat(abs); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			// A link to a directory (~/.claude/projects kept on another
+			// disk): WalkDir does not follow its root, but a root ending
+			// in a separator is the directory itself, and the files
+			// found keep the path as given.
+			root = abs + string(filepath.Separator)
+		}
+		found, near := walk(f, root)
 		if len(found) == 0 && named {
 			errs = append(errs, p+": "+nothingFound(f, near))
 		}

@@ -64,3 +64,35 @@ func TestNonRegularFilesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinkedDirectoryIsWalked: a path that is a symbolic link to a
+// directory (a host's data moved to another disk and linked back, named
+// or as a default location) is read like the directory, under the path
+// as given; it did not yield "no trajectories found".
+func TestSymlinkedDirectoryIsWalked(t *testing.T) {
+	target, err := filepath.Abs("testdata/swe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "runs")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := run(t, newMemSink(), Options{Format: SWEAgent, Paths: []string{target}})
+	for _, named := range []bool{true, false} {
+		targets, errs := discover(SWEAgent, []string{link}, named)
+		if len(errs) != 0 || len(targets) != want.Files || want.Files == 0 {
+			t.Fatalf("named %v: %d files, errors %q; want %d", named, len(targets), errs, want.Files)
+		}
+		for _, tg := range targets {
+			if !strings.HasPrefix(tg.path, link+string(filepath.Separator)) {
+				t.Errorf("named %v: %s is not under the path as given, %s", named, tg.path, link)
+			}
+		}
+	}
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: SWEAgent, Paths: []string{link}})
+	if rep.Files != want.Files || rep.Added != want.Added || len(warns) != 0 {
+		t.Fatalf("through the link: %+v %q; want %+v", rep, warns, want)
+	}
+}

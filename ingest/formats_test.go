@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,6 +247,25 @@ func TestJSONLFixture(t *testing.T) {
 	note := sink.session("bench")
 	if len(note) != 1 || note[0].Kind != memex.KindNote {
 		t.Errorf("default session entries %+v", note)
+	}
+}
+
+// TestJSONLRepeatedLines: a JSONL line is known by its session and its
+// bytes (memex ingest --help says so), so a line repeated word for word
+// in a session is one entry, and a repeated record that carries its own
+// key or time is kept each time.
+func TestJSONLRepeatedLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	writeFile(t, p, []byte(`{"session":"s","content":"ok"}
+{"session":"s","content":"ok"}
+{"session":"t","content":"ok"}
+{"session":"s","content":"ok","key":"run-2"}
+{"session":"s","content":"ok","time":"2026-11-29T10:00:00Z"}
+`))
+	sink := newMemSink()
+	rep, _ := run(t, sink, Options{Format: JSONL, Paths: []string{p}})
+	if rep.Added != 4 || rep.Present != 1 || len(sink.session("s")) != 3 || len(sink.session("t")) != 1 {
+		t.Fatalf("report %+v, sessions s %d t %d", rep, len(sink.session("s")), len(sink.session("t")))
 	}
 }
 

@@ -56,6 +56,9 @@ jsonl is memex's own format, one JSON object per line: "content" (required, a st
 "" archives an empty entry), and optionally "project", "session" (default: the file's
 name), "agent", "kind" (default note), "tool", "input", "exit", "time" (RFC 3339, as
 2026-11-29T10:00:00Z), "key" and "aliases" (names for the entry), "summary", "attrs".
+A line is known by its session and its bytes: two identical lines of one session are
+one entry, so give records that repeat (the same command, the same output) a "key"
+or a "time" to keep each.
 
 A PATH that yields no file is reported on stderr: one that does not exist, or a
 directory holding no file FORMAT reads, with what FORMAT looks for (a file given as a

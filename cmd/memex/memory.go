@@ -67,7 +67,9 @@ no longer stand in the current checkout verbatim ("changed", with the first line
 differs and what it reads now) or the file is gone ("gone"). Newest first. Only the
 files those entries name are read, within a time bound; a list cut by it says so.
 
-The checkout is the current directory's repository; its project is the default.
+The checkout is the current directory's repository; its project is the default,
+and --project names it too: the memories of another project are checked in a
+checkout of that one (elsewhere every file would read as gone).
 
 ` + cli.JSONHelp(memory.StaleResult{}),
 		Example: `  memex stale

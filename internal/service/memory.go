@@ -73,9 +73,14 @@ func (m Memory) Stale(ctx context.Context, req api.StaleRequest) (memory.StaleRe
 		return memory.StaleResult{}, fmt.Errorf("stale: no working directory to check against: %w", memex.ErrInvalid)
 	}
 	co.Timeout = StaleTimeout
-	if req.Project == "" {
+	switch {
+	case req.Project == "":
 		req.Project = co.Project
-	} else {
+	case co.Project != "" && co.Project != req.Project:
+		// Its files are another project's: each memory would read "gone".
+		return memory.StaleResult{}, memex.Errorf(memex.ErrInvalid, "stale: %s is a checkout of %s, not of %s: check the memories of %s in a checkout of it",
+			co.Root, co.Project, req.Project, req.Project)
+	default:
 		co.Project = req.Project
 	}
 	return memory.Stale(ctx, m.Store, memory.StaleOptions{Project: req.Project, Checkout: co, Limit: req.Limit})

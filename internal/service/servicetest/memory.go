@@ -99,6 +99,12 @@ func testStale(t *testing.T, s api.Service, m api.Memory) {
 	if err != nil || len(res.Items) != 1 || res.Items[0].ID != read.ID.String() || res.Items[0].Mark != deref.MarkChanged {
 		t.Fatalf("stale after the change: %+v, %v", res, err)
 	}
+	// The memories of another project are not checked against this
+	// checkout's files: every one of them would read "gone".
+	add(t, s, memex.Entry{Project: "q", Session: "s2", Agent: "codex", Kind: memex.KindTool, Tool: "exec_command",
+		Input: "cat lib/other.go", Exit: memex.IntPtr(0)}, "package lib\n")
+	res, err = m.Stale(ctx, api.StaleRequest{Project: "q", Checkout: dir})
+	wantKind(t, err, memex.ErrInvalid, "a checkout of p, not of q")
 }
 
 // runs adds, through s, the runs of cmd in session, a second apart after

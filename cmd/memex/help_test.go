@@ -31,3 +31,22 @@ func TestHelpListsTheJSONFields(t *testing.T) {
 		t.Errorf("stale --help lists no \"moved\":\n%s", r.stdout)
 	}
 }
+
+// TestHelpOfAnUnknownCommand: memex help NAME for a command that does not
+// exist is a usage error (exit 2, on stderr), as memex NAME is; help of a
+// command prints its help.
+func TestHelpOfAnUnknownCommand(t *testing.T) {
+	home := t.TempDir()
+	if r := run(t, home, nil, "help", "shwo"); r.code != cli.ExitUsage || r.stdout != "" || !strings.Contains(r.stderr, `unknown command "shwo"`) {
+		t.Errorf("memex help shwo: %+v", r)
+	}
+	if r := run(t, home, nil, "help", "eval", "nosuch"); r.code != cli.ExitUsage || !strings.Contains(r.stderr, `unknown command "nosuch" for "memex eval"`) {
+		t.Errorf("memex help eval nosuch: %+v", r)
+	}
+	if r := run(t, home, nil, "help", "show"); r.code != 0 || !strings.Contains(r.stdout, "Print the exact content of an entry") {
+		t.Errorf("memex help show: %+v", r)
+	}
+	if r := run(t, home, nil, "help"); r.code != 0 || !strings.Contains(r.stdout, "Available Commands") {
+		t.Errorf("memex help: %+v", r)
+	}
+}

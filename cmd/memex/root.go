@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/memex-archive/memex/internal/buildinfo"
 
@@ -113,8 +115,44 @@ The store lives in $MEMEX_HOME (default ~/.memex); --home overrides it.`,
 		a.doctorCommand(),
 		a.completionCommand(),
 	)
+	root.SetHelpCommand(helpCommand(root))
 	a.addCompletions(root)
 	return root
+}
+
+// helpCommand is memex help [COMMAND]: cobra's own prints the root's usage
+// for a command that does not exist and exits 0, where memex NAME is a
+// usage error.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: memex help show is memex show --help.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err == nil && len(rest) > 0 && cmd.HasSubCommands() {
+				err = fmt.Errorf("unknown command %q for %q", rest[0], cmd.CommandPath())
+			}
+			if err != nil || cmd == nil {
+				return cli.Usagef("help: %v\nRun 'memex --help' for usage.", err)
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			cmd, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+	}
 }
 
 // setup resolves the home directory and the logger; it runs before every

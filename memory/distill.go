@@ -65,8 +65,8 @@ type UpdateReport struct {
 	Lessons  int        `json:"lessons"` // lessons of those sessions now
 	Added    int        `json:"added"`
 	Kept     int        `json:"kept"`
-	Removed  []memex.ID `json:"removed,omitempty"`
-	Runs     int        `json:"runs"` // runs procedures learn from, in those sessions
+	Removed  []memex.ID `json:"removed"` // [] when none was
+	Runs     int        `json:"runs"`    // runs procedures learn from, in those sessions
 }
 
 // Merge adds o's counts and removals to r's: the report of two updates,

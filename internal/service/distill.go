@@ -341,6 +341,9 @@ func DistillAll(ctx context.Context, s *archive.Store, ix *index.Index, project 
 	if err != nil {
 		return rep, err
 	}
+	if rep.Removed == nil {
+		rep.Removed = []memex.ID{} // "removed": [] in JSON, as the help lists it
+	}
 	_, err = catchup.CatchUp(ctx, s, ix)
 	return rep, err
 }

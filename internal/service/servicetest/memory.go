@@ -2,6 +2,7 @@ package servicetest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,10 @@ func testDistill(t *testing.T, s api.Service, m api.Memory) {
 	}
 	if rep, err := m.Distill(ctx, api.DistillRequest{Project: "q"}); err != nil || rep.Sessions != 0 || rep.Lessons != 0 {
 		t.Fatalf("distill of project q: %+v, %v", rep, err)
+	}
+	// Every field the help lists is there, removed too when none was.
+	if b, err := json.Marshal(rep); err != nil || !strings.Contains(string(b), `"removed":[]`) {
+		t.Fatalf("distill JSON: %s, %v", b, err)
 	}
 	if items, err := m.Lessons(ctx, api.LessonsRequest{Project: "p"}); err != nil || len(items) != 1 {
 		t.Fatalf("lessons after distill: %+v, %v", items, err)

@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -452,7 +454,7 @@ func (s *source) skipf(line int, reason, format string, args ...any) {
 // was not recognised, with this detail.
 func (s *source) badDocument(reason string, detail error) {
 	if s.opts.Format != Auto {
-		s.skip(0, reason, detail)
+		s.skip(docLine(s.data, detail), reason, detail)
 		return
 	}
 	s.rep.count(&s.rep.Skipped, reason, 1)
@@ -460,6 +462,26 @@ func (s *source) badDocument(reason string, detail error) {
 	if detail != nil {
 		s.notFormat = jsonerr.Describe(detail)
 	}
+}
+
+// docLine is the 1-based line of a JSON document data at which err, the
+// error of decoding it, points (a trajectory is pretty-printed: its line is
+// what an editor goes to, its byte offset is not); 0 when err names no
+// place.
+func docLine(data []byte, err error) int {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var off int64
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset // bytes read, the one at fault included
+	case errors.As(err, &te):
+		off = te.Offset // the end of the value of the wrong type
+	default:
+		return 0
+	}
+	off = min(max(off-1, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
 func (s *source) unknown(typ string) { s.rep.count(&s.rep.Unknown, string(s.format)+":"+typ, 1) }

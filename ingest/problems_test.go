@@ -234,3 +234,29 @@ func TestInvalidUTF8IsReported(t *testing.T) {
 		t.Fatalf("report %+v, warnings %q", rep, warns)
 	}
 }
+
+// TestMalformedDocumentSaysItsLine: a trajectory or Gemini session is one
+// pretty-printed JSON document; when it does not decode, the warning
+// names the line of the fault, as a transcript line's does, not only a
+// byte offset.
+func TestMalformedDocumentSaysItsLine(t *testing.T) {
+	dir := t.TempDir()
+	doc := "{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"task\"},\n    {\"role\": 7, \"content\": \"x\"}\n  ]\n}\n"
+	for _, c := range []struct {
+		f          Format
+		name, body string
+		want       string
+	}{
+		{MiniSWEAgent, "typed.traj.json", doc, `typed.traj.json:4: malformed json: field "messages.role": found a number, want a string`},
+		{MiniSWEAgent, "cut.traj.json", doc[:40], `cut.traj.json:3: malformed json: JSON cut short`},
+		{SWEAgent, "bad.traj", "{\n  \"trajectory\": [\n    {\"action\": \"ls\"},,\n  ]\n}\n", `bad.traj:3: malformed json: not valid JSON`},
+		{Gemini, "session-x.json", "{\n  \"sessionId\": 5\n}\n", `session-x.json:2: malformed json: field "sessionId": found a number, want a string`},
+	} {
+		p := filepath.Join(dir, c.name)
+		writeFile(t, p, []byte(c.body))
+		_, warns := run(t, newMemSink(), Options{Format: c.f, Paths: []string{p}})
+		if len(warns) == 0 || !strings.HasPrefix(warns[0], filepath.Join(dir, c.want)) {
+			t.Errorf("%s: warnings %q, want the first to start %q", c.name, warns, c.want)
+		}
+	}
+}

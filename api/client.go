@@ -84,7 +84,18 @@ func (c *Client) Do(ctx context.Context, method, path string, q url.Values, body
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The server went away (stopped, killed) or never answered: say
+		// so, rather than Go's `Post "http://...": EOF`.
+		cause := err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			cause = ue.Err
+		}
+		return nil, &noAnswer{fmt.Sprintf("the memex server at %s did not answer %s %s (%v): stopped or killed? What it finished is kept; run the command again, which opens the store itself when no server runs",
+			strings.TrimPrefix(c.Base, "http://"), method, path, cause), err}
 	}
 	if resp.StatusCode/100 == 2 {
 		return resp, nil
@@ -138,3 +149,13 @@ func (c *Client) GetJSON(ctx context.Context, path string, q url.Values, v any) 
 	}
 	return nil
 }
+
+// noAnswer is a request the server did not answer; it wraps the
+// transport's error.
+type noAnswer struct {
+	msg string
+	err error
+}
+
+func (e *noAnswer) Error() string { return e.msg }
+func (e *noAnswer) Unwrap() error { return e.err }

@@ -91,7 +91,7 @@ func (s *Server) toolHandoff(ctx context.Context, _ *mcp.CallToolRequest, in han
 	if s.opts.Memory == nil {
 		return nil, nil, errUnavailable
 	}
-	budget, err := toolBudget(in.Budget, 0) // 0: the handoff's own default
+	budget, err := toolBudget(in.Budget, memory.DefaultHandoffBudget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("memex_handoff: %w", err)
 	}

@@ -65,6 +65,12 @@ func TestHandoffRoutes(t *testing.T) {
 		t.Errorf("memex_handoff: %q %v %+v", text, isErr, mem.handoffs)
 	}
 
+	// A negative budget names the handoff's default, not 0.
+	text, isErr = call(t, connectMCP(t, s), "memex_handoff", map[string]any{"project": "p", "budget": -3})
+	if want := fmt.Sprintf("or none for %d", memory.DefaultHandoffBudget); !isErr || !strings.Contains(text, want) {
+		t.Errorf("memex_handoff budget -3: %q %v, want it to say %q", text, isErr, want)
+	}
+
 	// Without a Memory, the routes say so.
 	bare, _ := newTestServer(t, "", Options{})
 	if w := do(t, bare.Handler(), http.MethodGet, "/v1/handoff", nil); w.Code != http.StatusNotImplemented {

@@ -3,7 +3,9 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -287,6 +289,35 @@ func TestOpenCodeTree(t *testing.T) {
 		if e, _ := sink.byAlias(t, a); e.ID != tool.ID {
 			t.Errorf("alias %s", a)
 		}
+	}
+}
+
+// TestOpenCodeTreeBadMetadataKeepsParts: a legacy session or message
+// file that does not decode is warned with its path and line, and the
+// parts under it are still read: a wrong field in a message's metadata
+// does not lose its tool calls.
+func TestOpenCodeTreeBadMetadataKeepsParts(t *testing.T) {
+	want, _ := run(t, newMemSink(), Options{Format: OpenCode, Paths: []string{"testdata/opencode"}})
+	root := filepath.Join(t.TempDir(), "opencode")
+	if err := os.CopyFS(root, os.DirFS("testdata/opencode")); err != nil {
+		t.Fatal(err)
+	}
+	msg := filepath.Join(root, "storage", "message", "ses_01", "msg_02.json")
+	ses := filepath.Join(root, "storage", "session", "global", "ses_01.json")
+	writeFile(t, msg, []byte("{\n \"id\": \"msg_02\",\n \"role\": 1\n}\n"))
+	writeFile(t, ses, []byte("{\n \"id\": \"ses_01\",\n \"title\": [\n"))
+	sink := newMemSink()
+	rep, warns := run(t, sink, Options{Format: OpenCode, Paths: []string{root}})
+	if rep.Added != want.Added || rep.Skipped["malformed json"] != want.Skipped["malformed json"]+2 {
+		t.Fatalf("report %+v, want the %d entries of %+v", rep, want.Added, want)
+	}
+	for _, w := range []string{ses + ":3: malformed json: JSON cut short", msg + `:3: malformed json: field "role": found a number, want a string`} {
+		if !slices.ContainsFunc(warns, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("warnings %q, want one starting %q", warns, w)
+		}
+	}
+	if tool, _ := sink.byAlias(t, "prt_04"); tool.Input != "go test ./..." {
+		t.Errorf("tool part of the bad message: %+v", tool)
 	}
 }
 

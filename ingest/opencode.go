@@ -368,16 +368,23 @@ func readOpenCodeTree(s *source) ([]ocSession, map[string][]ocMessage, map[strin
 	var sessions []ocSession
 	messages := map[string][]ocMessage{}
 	parts := map[string][]ocPart{}
+	// readJSON decodes the file p into v, or warns, naming p (and the
+	// line of the fault), and counts it skipped.
 	readJSON := func(p string, v any) bool {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			s.skip(0, "unreadable file", err)
+			s.rep.count(&s.rep.Skipped, "unreadable file", 1)
+			s.opts.warn(fmt.Sprintf("%s: unreadable file: %v", p, err))
 			return false
 		}
 		s.rep.Bytes += int64(len(b))
 		if err := json.Unmarshal(b, v); err != nil {
 			s.rep.count(&s.rep.Skipped, "malformed json", 1)
-			s.opts.warn(fmt.Sprintf("%s: malformed json: %s", p, jsonerr.Describe(err)))
+			where := p
+			if n := docLine(b, err); n > 0 {
+				where = fmt.Sprintf("%s:%d", p, n)
+			}
+			s.opts.warn(fmt.Sprintf("%s: malformed json: %s", where, jsonerr.Describe(err)))
 			return false
 		}
 		return true
@@ -386,9 +393,7 @@ func readOpenCodeTree(s *source) ([]ocSession, map[string][]ocMessage, map[strin
 	sort.Strings(sesFiles)
 	for _, f := range sesFiles {
 		var ses ocSession
-		if !readJSON(f, &ses) {
-			continue
-		}
+		readJSON(f, &ses) // a bad session file keeps its messages, as a bad message file its parts
 		if ses.ID == "" {
 			ses.ID = strings.TrimSuffix(filepath.Base(f), ".json")
 		}
@@ -397,9 +402,10 @@ func readOpenCodeTree(s *source) ([]ocSession, map[string][]ocMessage, map[strin
 		msgFiles, _ := filepath.Glob(filepath.Join(root, "message", ses.ID, "*.json"))
 		for _, mf := range msgFiles {
 			var m ocMessage
-			if !readJSON(mf, &m) {
-				continue
-			}
+			// A message file that does not decode loses its own fields
+			// (role, model, directory), not its parts: they are read
+			// under the message id its name gives, as a database row's.
+			readJSON(mf, &m)
 			if m.ID == "" {
 				m.ID = strings.TrimSuffix(filepath.Base(mf), ".json")
 			}

@@ -98,7 +98,8 @@ func printJSONError(err error, stderr io.Writer) int {
 // the words of the *memex.Error it carries, as the HTTP API sends them, so
 // a served command prints what a local one does).
 func Message(err error) string {
-	if errors.Is(err, context.Canceled) {
+	var me *memex.Error
+	if errors.Is(err, context.Canceled) && !(errors.As(err, &me) && me.What != "") {
 		return "interrupted"
 	}
 	return memex.Sentence(err)

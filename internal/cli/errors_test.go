@@ -26,6 +26,9 @@ func TestErrorsReadAsTheirSentence(t *testing.T) {
 		{&memex.Error{Kind: memex.ErrNotFound, What: `session "nosuch": not found`, Hint: "memex sessions lists them"}, `session "nosuch": not found; memex sessions lists them`},
 		{fmt.Errorf("archive: get %s: %w", "01J", errors.New("checksum mismatch")), "archive: get 01J: checksum mismatch"},
 		{fmt.Errorf("search: %w", context.Canceled), "interrupted"},
+		// An interruption that says what it kept says so.
+		{fmt.Errorf("ingest: %w", &memex.Error{What: "interrupted after 2 files: the 6 entries archived are kept", Hint: "the same command again goes on from there", Err: context.Canceled}),
+			"interrupted after 2 files: the 6 entries archived are kept; the same command again goes on from there"},
 	} {
 		if got := Message(c.err); got != c.want {
 			t.Errorf("%q: %q, want %q", c.err, got, c.want)

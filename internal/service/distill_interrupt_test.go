@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/memex-archive/memex"
+	"github.com/memex-archive/memex/api"
 	"github.com/memex-archive/memex/archive"
 	"github.com/memex-archive/memex/ingest"
+	"github.com/memex-archive/memex/internal/home"
 	"github.com/memex-archive/memex/memory"
 )
 
@@ -85,5 +87,31 @@ func TestInterruptedImportDistilsNextTime(t *testing.T) {
 	}
 	if again.Added != 0 || again.Lessons != sessions {
 		t.Fatalf("after the second import, distilling every session again: %+v; want %d lessons, none added", again, sessions)
+	}
+}
+
+// TestInterruptedIngestSaysWhatIsKept: an import stopped between files
+// (Ctrl-C: its context) fails as cancelled, saying how many files and
+// entries it kept and that running it again goes on from there.
+func TestInterruptedIngestSaysWhatIsKept(t *testing.T) {
+	in, _ := writeLessonSessions(t, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := home.Open(ctx, t.TempDir(), home.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	files := int64(0)
+	_, err = importer{h}.Ingest(ctx, api.IngestRequest{Format: "jsonl", Paths: []string{in}, Progress: func(done, total int64) {
+		if done > 0 {
+			if files++; files == 2 {
+				cancel()
+			}
+		}
+	}})
+	want := "ingest: interrupted after 2 files: the 6 entries archived are kept; the same command again goes on from there"
+	if !errors.Is(err, context.Canceled) || err == nil || err.Error() != want {
+		t.Fatalf("interrupted import: %v, want %q", err, want)
 	}
 }

@@ -97,6 +97,13 @@ func (im importer) Ingest(ctx context.Context, req api.IngestRequest) (api.Inges
 		indexed += max(st.Indexed-lessons, 0)
 		ixErr = ferr
 	}
+	if err != nil && ctx.Err() != nil && rep.Files > 0 {
+		// Stopped (Ctrl-C, a deadline): say what is kept.
+		return api.IngestResult{}, fmt.Errorf("ingest: %w", &memex.Error{
+			What: fmt.Sprintf("interrupted after %s: the %s archived are kept",
+				summarize.Plural(rep.Files, "file"), summarize.Plural(rep.Added, "entry")),
+			Hint: "the same command again goes on from there", Err: err})
+	}
 	if err != nil {
 		return api.IngestResult{}, err
 	}

@@ -161,7 +161,7 @@ func parseGemini(ctx context.Context, s *source) error {
 		if sess, ok = readGeminiJSONL(s); !ok {
 			return nil
 		}
-	} else if err := json.Unmarshal(s.data, &sess); err != nil {
+	} else if err := json.Unmarshal(s.data, &sess); err != nil && !s.readWithout(err) {
 		s.badDocument("malformed json", err)
 		return nil
 	} else if sess.SessionID == "" && sess.Messages == nil {

@@ -464,6 +464,27 @@ func (s *source) badDocument(reason string, detail error) {
 	}
 }
 
+// readWithout reports whether err, the error of decoding a whole document
+// (a trajectory, a Gemini session), is only a value of another type than
+// expected. encoding/json then decodes all the rest (jsondec.Unmarshal
+// hands it such a document), so the document is read without that value,
+// which is warned, with its line, and counted, instead of losing every
+// entry of the file to one field (an extra.response.created written as a
+// string).
+//
+// With Auto, which chose the format from the file's name and first bytes,
+// such an error rather says the file is of another format: it is not
+// read (badDocument).
+func (s *source) readWithout(err error) bool {
+	var te *json.UnmarshalTypeError
+	if s.opts.Format == Auto || !errors.As(err, &te) {
+		return false
+	}
+	s.rep.count(&s.rep.Skipped, "value of another type", 1)
+	s.warnf(docLine(s.data, err), "%s: left out (and any later value of another type); the rest is read", jsonerr.Describe(err))
+	return true
+}
+
 // docLine is the 1-based line of a JSON document data at which err, the
 // error of decoding it, points (a trajectory is pretty-printed: its line is
 // what an editor goes to, its byte offset is not); 0 when err names no

@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -93,7 +96,9 @@ func TestWrongFormatIsUnusable(t *testing.T) {
 	}{
 		{JSONL, geminiDoc, "no valid jsonl record (20 skipped); is it a jsonl file?"},
 		{ClaudeCode, geminiDoc, "no valid claude-code record (20 skipped); is it a claude-code file?"},
-		{MiniSWEAgent, geminiDoc, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
+		// Named mini-swe-agent, it is read without the value of another
+		// type, and nothing in it is a trajectory's.
+		{MiniSWEAgent, geminiDoc, "no valid mini-swe-agent record (1 skipped, 2 of unknown types); is it a mini-swe-agent file?"},
 		// Valid JSON, but no trajectory in it.
 		{SWEAgent, geminiDoc, "no valid swe-agent record (1 skipped); is it a swe-agent file?"},
 		{MiniSWEAgent, codexRollout, "no valid mini-swe-agent record (1 skipped); is it a mini-swe-agent file?"},
@@ -247,10 +252,10 @@ func TestMalformedDocumentSaysItsLine(t *testing.T) {
 		name, body string
 		want       string
 	}{
-		{MiniSWEAgent, "typed.traj.json", doc, `typed.traj.json:4: malformed json: field "messages.role": found a number, want a string`},
+		{MiniSWEAgent, "typed.traj.json", doc, `typed.traj.json:4: field "messages.role": found a number, want a string (near byte 73): left out`},
 		{MiniSWEAgent, "cut.traj.json", doc[:40], `cut.traj.json:3: malformed json: JSON cut short`},
 		{SWEAgent, "bad.traj", "{\n  \"trajectory\": [\n    {\"action\": \"ls\"},,\n  ]\n}\n", `bad.traj:3: malformed json: not valid JSON`},
-		{Gemini, "session-x.json", "{\n  \"sessionId\": 5\n}\n", `session-x.json:2: malformed json: field "sessionId": found a number, want a string`},
+		{Gemini, "session-x.json", "{\n  \"sessionId\": 5\n}\n", `session-x.json:2: field "sessionId": found a number, want a string`},
 	} {
 		p := filepath.Join(dir, c.name)
 		writeFile(t, p, []byte(c.body))
@@ -258,5 +263,35 @@ func TestMalformedDocumentSaysItsLine(t *testing.T) {
 		if len(warns) == 0 || !strings.HasPrefix(warns[0], filepath.Join(dir, c.want)) {
 			t.Errorf("%s: warnings %q, want the first to start %q", c.name, warns, c.want)
 		}
+	}
+}
+
+// TestDocumentReadWithoutAValueOfAnotherType: one value of another type
+// in a trajectory (a provider's response time written as a string) is
+// left out with a warning naming its line; every entry of the trajectory
+// is still read, where the whole file used to be skipped.
+func TestDocumentReadWithoutAValueOfAnotherType(t *testing.T) {
+	orig := "testdata/swe/acme__widget-42/acme__widget-42.traj.json"
+	want, _ := run(t, newMemSink(), Options{Format: MiniSWEAgent, Paths: []string{orig}})
+	b, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["messages"].([]any)[1].(map[string]any)["extra"] = map[string]any{"response": map[string]any{"created": "2025-11-18T10:00:00Z"}}
+	b, _ = json.MarshalIndent(doc, "", "  ")
+	p := filepath.Join(t.TempDir(), "acme__widget-42", "acme__widget-42.traj.json")
+	writeFile(t, p, b)
+	line := bytes.Count(b[:bytes.Index(b, []byte(`"2025-11-18T10:00:00Z"`))], []byte("\n")) + 1
+	rep, warns := run(t, newMemSink(), Options{Format: MiniSWEAgent, Paths: []string{p}})
+	if rep.Added != want.Added || want.Added == 0 || rep.Skipped["value of another type"] != 1 || len(rep.Unusable) != 0 {
+		t.Fatalf("report %+v, want the %d entries of the original", rep, want.Added)
+	}
+	w := fmt.Sprintf(`%s:%d: field "messages.extra.response.created": found a string, want a number`, p, line)
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], w) {
+		t.Fatalf("warnings %q, want one starting %q", warns, w)
 	}
 }

@@ -47,7 +47,7 @@ var (
 // status and submission as a closing event.
 func parseMiniSWE(ctx context.Context, s *source) error {
 	var tr mswTraj
-	if err := jsondec.Unmarshal(s.data, &tr); err != nil {
+	if err := jsondec.Unmarshal(s.data, &tr); err != nil && !s.readWithout(err) {
 		s.badDocument("malformed json", err)
 		return nil
 	}
@@ -224,7 +224,7 @@ type sweTraj struct {
 // reasoning and the action with its exact observation as a tool entry.
 func parseSWE(ctx context.Context, s *source) error {
 	var tr sweTraj
-	if err := jsondec.Unmarshal(s.data, &tr); err != nil {
+	if err := jsondec.Unmarshal(s.data, &tr); err != nil && !s.readWithout(err) {
 		s.badDocument("malformed json", err)
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +17,11 @@ import (
 // `memex serve` owns the store. session, when set, is filled in as the
 // session argument of memex_context and memex_compress calls that give
 // none (the server does not know the spawning host's session).
-func ProxyStdio(ctx context.Context, endpoint, token, session string, in io.Reader, out io.Writer) error {
+//
+// When the server stops answering (memex serve was stopped), a call goes
+// to local instead, when it is not nil (its tools over the store itself):
+// the host keeps its tools without spawning memex mcp again.
+func ProxyStdio(ctx context.Context, endpoint, token, session string, local *Server, in io.Reader, out io.Writer) error {
 	hc := &http.Client{Transport: bearerTransport{token, http.DefaultTransport}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memex-proxy"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
@@ -28,6 +33,13 @@ func ProxyStdio(ctx context.Context, endpoint, token, session string, in io.Read
 	if err != nil {
 		return fmt.Errorf("api: proxy: list tools: %w", err)
 	}
+	fallback := sync.OnceValues(func() (*mcp.ClientSession, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := local.mcpServer().Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return mcp.NewClient(&mcp.Implementation{Name: "memex-proxy"}, nil).Connect(ctx, ct, nil)
+	})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memex"}, &mcp.ServerOptions{Instructions: instructions})
 	for _, t := range list.Tools {
 		srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -49,7 +61,18 @@ func ProxyStdio(ctx context.Context, endpoint, token, session string, in io.Read
 					args["session"] = session
 				}
 			}
-			return cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
+			params := &mcp.CallToolParams{Name: t.Name, Arguments: args}
+			res, err := cs.CallTool(ctx, params)
+			// A tool's own failure is a result; an error is the server's
+			// going away (or its transport's failing).
+			if err == nil || local == nil || ctx.Err() != nil {
+				return res, err
+			}
+			lc, lerr := fallback()
+			if lerr != nil {
+				return nil, err
+			}
+			return lc.CallTool(ctx, params)
 		})
 	}
 	err = srv.Run(ctx, stdioTransport(in, out))

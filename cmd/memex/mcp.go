@@ -17,7 +17,8 @@ func (a *app) mcpCommand() *cobra.Command {
 		Long: `Serve memex_search, memex_read, memex_compress and memex_context over stdio (MCP,
 newline-delimited JSON-RPC). The store is opened for each tool call and released after
 it, so hooks and other memex commands are never locked out while an agent runs. When
-memex serve is running (at start), the calls are forwarded to it.
+memex serve is running (at start), the calls are forwarded to it; once it stops, they are
+served from the store again.
 
 The live session (the default of memex_compress and memex_context) comes from
 $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
@@ -25,13 +26,14 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
   codex mcp add memex -- memex mcp`,
 		Args: cli.ExactArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if addr, r, ok := service.Running(c.Context(), a.home); ok {
-				a.log.Debug("forwarding MCP to the server", "addr", addr)
-				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, service.LiveSession(), a.stdin, a.stdout)
-			}
 			srv, err := a.toolServer()
 			if err != nil {
 				return err
+			}
+			if addr, r, ok := service.Running(c.Context(), a.home); ok {
+				a.log.Debug("forwarding MCP to the server", "addr", addr)
+				// srv answers once the server is gone.
+				return api.ProxyStdio(c.Context(), r.Base+"/mcp", r.Token, service.LiveSession(), srv, a.stdin, a.stdout)
 			}
 			return srv.ServeStdio(c.Context(), a.stdin, a.stdout)
 		},

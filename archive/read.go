@@ -292,7 +292,8 @@ func (s *Store) Lines(ctx context.Context, id memex.ID, from, to int64) (io.Read
 		return nil, fmt.Errorf("archive: read %s: line range %d:%d: %w", id, from, to, memex.ErrInvalid)
 	}
 	if from > 1 && from > r.Lines {
-		return nil, fmt.Errorf("archive: read %s: line %d is past the end (%d lines): %w", id, from, r.Lines, memex.ErrInvalid)
+		return nil, fmt.Errorf("archive: read %s: %w", id, memex.Errorf(memex.ErrInvalid,
+			"line %d is past the end of %s (%s)", from, id, plural(int(r.Lines), "line", "lines")))
 	}
 	var t chunkTable
 	if !r.hasInline {

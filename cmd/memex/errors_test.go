@@ -111,3 +111,17 @@ func TestContextBudgetTooSmall(t *testing.T) {
 		t.Errorf("context --budget 5 --json: %q", r.stderr)
 	}
 }
+
+// TestShowPastTheEnd: a --lines past an entry's last line says how many
+// lines it has, in a sentence, for one line too.
+func TestShowPastTheEnd(t *testing.T) {
+	home := t.TempDir()
+	id := strings.TrimSpace(run(t, home, []byte("one line\n"), "add").stdout)
+	for _, lines := range []string{"2", "2:9", "5:"} {
+		r := run(t, home, nil, "show", id, "--lines", lines)
+		want := "memex: line " + strings.SplitN(lines, ":", 2)[0] + " is past the end of " + id + " (1 line)\n"
+		if r.code != cli.ExitFailure || r.stderr != want {
+			t.Errorf("show --lines %s: code %d stderr %q; want 1 and %q", lines, r.code, r.stderr, want)
+		}
+	}
+}

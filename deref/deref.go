@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -355,7 +356,8 @@ func (r *Reader) Show(ctx context.Context, ref string, budget int, project strin
 	}
 	hc := count(header(e) + "\n")
 	// The entry is read: deref renders it without resolving it again.
-	res, err := r.deref(ctx, []memex.Entry{e}, []string{ref}, nil, nil, Options{Budget: budget + hc})
+	// A budget near the largest int must not wrap around with the header.
+	res, err := r.deref(ctx, []memex.Entry{e}, []string{ref}, nil, nil, Options{Budget: budget + min(hc, math.MaxInt-budget)})
 	var be *budgetError
 	if errors.As(err, &be) {
 		be.budget, be.need = budget, be.need-hc

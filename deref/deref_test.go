@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -764,5 +765,18 @@ func TestShowReadsTheEntryOnce(t *testing.T) {
 		if it.Redacted != 2 {
 			t.Errorf("budget %d: redacted %d, want 2", budget, it.Redacted)
 		}
+	}
+}
+
+// TestShowHugeBudget: a budget near the largest int shows the entry whole;
+// adding the header's tokens to it must not wrap around to a budget too
+// small.
+func TestShowHugeBudget(t *testing.T) {
+	s := openStore(t)
+	body := numbered(50, nil)
+	add(t, s, memex.Entry{Aliases: []string{"log"}}, body)
+	it, res, err := deref.New(s).Show(context.Background(), "log", math.MaxInt, "")
+	if err != nil || it.Content != body || !it.Complete || res.Budget != math.MaxInt {
+		t.Fatalf("show in %d tokens: complete %v, budget %d, %v", math.MaxInt, it.Complete, res.Budget, err)
 	}
 }

@@ -135,7 +135,7 @@ func parseClaude(ctx context.Context, s *source) error {
 
 	end, endLine, err := s.eachLine(ctx, func(raw []byte, off int64, no int) error {
 		var l ccLine
-		if err := jsondec.Unmarshal(raw, &l); err != nil {
+		if err := jsondec.Unmarshal(raw, &l); err != nil && !s.lineWithout(no, err) {
 			s.skip(no, "malformed json", err)
 			return nil
 		}

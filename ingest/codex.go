@@ -85,13 +85,13 @@ func parseCodex(ctx context.Context, s *source) error {
 
 	end, endLine, err := s.eachLine(ctx, func(raw []byte, off int64, no int) error {
 		var l codexLine
-		if err := jsondec.Unmarshal(raw, &l); err != nil {
+		if err := jsondec.Unmarshal(raw, &l); err != nil && !s.lineWithout(no, err) {
 			s.skip(no, "malformed json", err)
 			return nil
 		}
 		var p codexPayload
 		if len(l.Payload) > 0 && l.Payload[0] == '{' {
-			if err := jsondec.Unmarshal(l.Payload, &p); err != nil {
+			if err := jsondec.Unmarshal(l.Payload, &p); err != nil && !s.lineWithout(no, err) {
 				s.skip(no, "malformed payload", err)
 				return nil
 			}

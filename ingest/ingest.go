@@ -475,13 +475,23 @@ func (s *source) badDocument(reason string, detail error) {
 // With Auto, which chose the format from the file's name and first bytes,
 // such an error rather says the file is of another format: it is not
 // read (badDocument).
-func (s *source) readWithout(err error) bool {
+func (s *source) readWithout(err error) bool { return s.lineWithout(-1, err) }
+
+// lineWithout is readWithout for one line of a transcript (line, 1-based;
+// -1 for a whole document, whose line is where err points). The lines of
+// Claude Code and Codex keep their content as raw JSON, so what a value of
+// another type costs them is a field of the envelope (a version, a
+// timestamp), not the tool output the line carries.
+func (s *source) lineWithout(line int, err error) bool {
 	var te *json.UnmarshalTypeError
 	if s.opts.Format == Auto || !errors.As(err, &te) {
 		return false
 	}
+	if line < 0 {
+		line = docLine(s.data, err)
+	}
 	s.rep.count(&s.rep.Skipped, "value of another type", 1)
-	s.warnf(docLine(s.data, err), "%s: left out (and any later value of another type); the rest is read", jsonerr.Describe(err))
+	s.warnf(line, "%s: left out (and any later value of another type); the rest is read", jsonerr.Describe(err))
 	return true
 }
 

@@ -295,3 +295,51 @@ func TestDocumentReadWithoutAValueOfAnotherType(t *testing.T) {
 		t.Fatalf("warnings %q, want one starting %q", warns, w)
 	}
 }
+
+// TestLineReadWithoutAValueOfAnotherType: a Claude Code or Codex line whose
+// envelope holds a value of another type (a version written as a number,
+// as a host's next build might) is read without that value, warned with
+// its line: the tool output it carries is not lost with it.
+func TestLineReadWithoutAValueOfAnotherType(t *testing.T) {
+	for _, c := range []struct {
+		f          Format
+		orig, name string
+		edit       func(map[string]any)
+		want       string
+	}{
+		{ClaudeCode, "testdata/claude/-home-u-proj/s1.jsonl", "s1.jsonl",
+			func(r map[string]any) { r["version"] = 2.1 }, `field "version": found a number, want a string`},
+		{Codex, codexRollout, filepath.Base(codexRollout),
+			func(r map[string]any) {
+				if p, ok := r["payload"].(map[string]any); ok {
+					p["status"] = 5
+				}
+			}, `field "status": found a number, want a string`},
+	} {
+		want, _ := run(t, newMemSink(), Options{Format: c.f, Paths: []string{c.orig}})
+		var out bytes.Buffer
+		edited := 0
+		for i, l := range readLines(t, c.orig) {
+			var r map[string]any
+			if json.Unmarshal(l, &r) != nil {
+				out.Write(l) // a line that is malformed in the fixture stays so
+				continue
+			}
+			if i > 0 {
+				c.edit(r)
+				edited++
+			}
+			b, _ := json.Marshal(r)
+			out.Write(append(b, '\n'))
+		}
+		p := filepath.Join(t.TempDir(), "-home-u-proj", c.name)
+		writeFile(t, p, out.Bytes())
+		rep, warns := run(t, newMemSink(), Options{Format: c.f, Paths: []string{p}})
+		if rep.Added != want.Added || want.Added == 0 || rep.Skipped["value of another type"] != edited {
+			t.Errorf("%s: report %+v, want the %d entries of the original and %d values left out", c.f, rep, want.Added, edited)
+		}
+		if w := p + ":2: " + c.want; !slices.ContainsFunc(warns, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("%s: warnings %q, want one starting %q", c.f, warns, w)
+		}
+	}
+}

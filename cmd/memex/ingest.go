@@ -36,7 +36,9 @@ project is counted "with other content" and warned about, not stored: give each 
 its own --project. Credentials are replaced with
 [REDACTED:kind] before anything is stored (--no-redact to keep them).
 
-A malformed line is reported as file:line: reason, skipped and counted. The end report
+A malformed line is reported as file:line: reason, skipped and counted; a line or a
+trajectory that holds a value of another type than its format's (a version written as
+a number) is read without that value, reported and counted the same way. The end report
 (--json too) counts files, sessions, entries added and already present, lines skipped
 by reason, secrets redacted and bytes. The new entries are indexed for search before
 the command returns (--no-index to leave that to the next search, which shows its

@@ -142,6 +142,9 @@ type Catalog interface {
 // the file lines of entries checked against the client's checkout.
 type ContextRequest struct {
 	Session string `json:"session,omitempty"`
+	// Agent narrows Session to that agent's session of the name, when
+	// several agents' sessions share it.
+	Agent   string `json:"agent,omitempty"`
 	Project string `json:"project,omitempty"`
 	Budget  int    `json:"budget,omitempty"` // 0: deref.DefaultContextBudget
 	Before  string `json:"before,omitempty"`

@@ -141,7 +141,7 @@ func (c *Client) Deref(ctx context.Context, req DerefRequest) (DerefResult, erro
 }
 
 func (c *Client) Context(ctx context.Context, req ContextRequest) (ContextResult, error) {
-	q := setIf(url.Values{"budget": {strconv.Itoa(req.Budget)}}, "session", req.Session, "project", req.Project,
+	q := setIf(url.Values{"budget": {strconv.Itoa(req.Budget)}}, "session", req.Session, "agent", req.Agent, "project", req.Project,
 		"before", req.Before, "checkout", req.Checkout)
 	var res ContextResult
 	if err := c.GetJSON(ctx, "/v1/context", q, &res); err != nil {

@@ -38,7 +38,7 @@
 //	                                    base64 within the budget, not a note
 //	GET  /v1/search?q=...               limit project session agent kind tool
 //	                                    before after (IDs or aliases)
-//	GET  /v1/context                    session project budget before checkout
+//	GET  /v1/context                    session agent project budget before checkout
 //	                                    -> the IndexedSummary
 //	GET  /v1/sessions                   project agent -> every session (SessionInfo:
 //	                                    agent, project, start, end, entries,

@@ -501,7 +501,7 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := ContextRequest{Session: q.Get("session"), Project: q.Get("project"), Budget: budget, Before: q.Get("before"),
+	req := ContextRequest{Session: q.Get("session"), Agent: q.Get("agent"), Project: q.Get("project"), Budget: budget, Before: q.Get("before"),
 		Checkout: q.Get("checkout")}
 	if err := checkoutParam(req.Checkout); err != nil {
 		s.writeError(w, r, fmt.Errorf("context: %w", err))

@@ -106,7 +106,7 @@ func (l *Local) Context(ctx context.Context, req ContextRequest) (ContextResult,
 	if req.Budget == 0 {
 		req.Budget = deref.DefaultContextBudget
 	}
-	opts := deref.ContextOptions{Session: req.Session, Project: req.Project, Budget: req.Budget, Checkout: l.checkout(req.Checkout)}
+	opts := deref.ContextOptions{Session: req.Session, Agent: req.Agent, Project: req.Project, Budget: req.Budget, Checkout: l.checkout(req.Checkout)}
 	if req.Before != "" {
 		id, err := l.Store.Resolve(ctx, req.Before, req.Project)
 		if err != nil {

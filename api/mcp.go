@@ -58,6 +58,7 @@ type compressInput struct {
 
 type contextInput struct {
 	Session string `json:"session,omitempty" jsonschema:"session to summarise; default the live session (unless project is given)"`
+	Agent   string `json:"agent,omitempty" jsonschema:"the agent of the session (claude-code, codex, ...), when sessions of several agents share its name"`
 	Project string `json:"project,omitempty" jsonschema:"project to summarise (across sessions and agents)"`
 	Budget  int    `json:"budget,omitempty" jsonschema:"most tokens to return; default 4000, at most 20000"`
 	Before  string `json:"before,omitempty" jsonschema:"only entries older than this ID or alias"`
@@ -292,7 +293,7 @@ func (s *Server) toolContext(ctx context.Context, _ *mcp.CallToolRequest, in con
 	if err != nil {
 		return nil, nil, fmt.Errorf("memex_context: %w", err)
 	}
-	res, err := s.svc.Context(ctx, ContextRequest{Session: in.Session, Project: in.Project, Budget: budget, Before: in.Before, Checkout: s.ownDir()})
+	res, err := s.svc.Context(ctx, ContextRequest{Session: in.Session, Agent: in.Agent, Project: in.Project, Budget: budget, Before: in.Before, Checkout: s.ownDir()})
 	if err != nil {
 		return nil, nil, err
 	}

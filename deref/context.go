@@ -23,6 +23,8 @@ const DefaultContextBudget = 4000
 // DefaultContextBudget).
 type ContextOptions struct {
 	Session string
+	// Agent narrows Session to that agent's session of the name.
+	Agent   string
 	Project string
 	Budget  int
 	Before  memex.ID // only entries strictly before this ID
@@ -186,7 +188,7 @@ func (r *Reader) contextEntries(ctx context.Context, opts ContextOptions) ([]mem
 	}
 	switch {
 	case opts.Session != "":
-		ref, err := ResolveSession(ctx, r.store, memex.SessionRef{Session: opts.Session, Project: opts.Project})
+		ref, err := ResolveSession(ctx, r.store, memex.SessionRef{Session: opts.Session, Project: opts.Project, Agent: opts.Agent})
 		if err != nil {
 			return nil, fmt.Errorf("deref: context: %w", err)
 		}
@@ -280,6 +282,9 @@ func contextFooter(opts ContextOptions, omitted, total, all int) string {
 	cmd := "memex context"
 	if opts.Session != "" {
 		cmd += " --session " + shellQuote(opts.Session)
+		if opts.Agent != "" {
+			cmd += " --agent " + shellQuote(opts.Agent)
+		}
 	}
 	if opts.Project != "" {
 		cmd += " --project " + shellQuote(opts.Project)

@@ -88,7 +88,7 @@ func (a *app) contextCommand() *cobra.Command {
 	var req api.ContextRequest
 	var asJSON, noCheck bool
 	c := &cobra.Command{
-		Use:   "context [--session S | --project P] [--budget N] [--before ID] [--json]",
+		Use:   "context [--session S [--agent A] | --project P] [--budget N] [--before ID] [--json]",
 		Short: "The IndexedSummary of a session or project: one line per entry, with IDs",
 		Long: `Print the IndexedSummary that an agent keeps in its context: a header with totals, then
 one line per entry, "ID  summary  (N tok)", within --budget tokens. When not everything
@@ -123,6 +123,7 @@ with entries in session order.`,
 	}
 	f := c.Flags()
 	f.StringVar(&req.Session, "session", "", "the session to summarize")
+	f.StringVar(&req.Agent, "agent", "", "the session's agent, when sessions of several agents share its name")
 	f.Var(projectValue{&req.Project}, "project", "the project to summarize (all its sessions)")
 	f.StringVar(&req.Before, "before", "", "only entries before this ID or alias")
 	f.BoolVar(&noCheck, "no-check", false, "do not check the file lines entries showed against the current checkout")

@@ -56,6 +56,7 @@ func Run(t *testing.T, new Factory) {
 		{"DerefBinaryBase64", testDerefBase64},
 		{"Context", testContext},
 		{"ContextUnknown", testContextUnknown},
+		{"ContextOfOneAgentsSession", testContextAgent},
 		{"ForgetCountsThenForgets", testForget},
 		{"ForgetUnknownSession", testForgetUnknown},
 		{"ForgetIDsAndASessionIsInvalid", testForgetAmbiguous},
@@ -452,6 +453,20 @@ func testContext(t *testing.T, s api.Service) {
 	res, err = s.Context(context.Background(), api.ContextRequest{Project: "p", Budget: 500, Before: "second"})
 	if err != nil || res.Total != 1 {
 		t.Fatalf("context before second: %+v, %v", res, err)
+	}
+}
+
+// A session name two agents used names two sessions: the error says to
+// narrow it with the agent, and the agent narrows it.
+func testContextAgent(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	codex := add(t, s, memex.Entry{Project: "p", Session: "shared", Agent: "codex", Kind: memex.KindNote}, "codex was here\n")
+	add(t, s, memex.Entry{Project: "p", Session: "shared", Agent: "claude-code", Kind: memex.KindNote}, "claude was here\n")
+	_, err := s.Context(ctx, api.ContextRequest{Session: "shared", Budget: 500})
+	wantKind(t, err, memex.ErrAmbiguous, "--agent")
+	res, err := s.Context(ctx, api.ContextRequest{Session: "shared", Agent: "codex", Budget: 500})
+	if err != nil || res.Total != 1 || res.Entries[0].ID != codex.ID.String() {
+		t.Fatalf("context of codex's session: %+v, %v", res, err)
 	}
 }
 

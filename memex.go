@@ -323,8 +323,8 @@ type Hit struct {
 	ID      ID        `json:"id"`
 	Score   float64   `json:"score"`
 	Summary string    `json:"summary"`
-	Snippet string    `json:"snippet,omitempty"` // exact bytes of the content (or input) around the matching terms
-	Tokens  int64     `json:"tokens"`            // what a full deref would cost
+	Snippet string    `json:"snippet"` // exact bytes of the content (or input) around the matching terms; "" when the words matched elsewhere
+	Tokens  int64     `json:"tokens"`  // what a full deref would cost
 	Session string    `json:"session,omitempty"`
 	Project string    `json:"project,omitempty"`
 	Agent   string    `json:"agent,omitempty"`

@@ -127,3 +127,24 @@ func TestReindexRebuildsAnOldIndex(t *testing.T) {
 		t.Fatalf("after reindex: %v", got)
 	}
 }
+
+// TestSearchJSONHitFields: every hit has the fields the command-line
+// contract names (id, score, summary, snippet, tokens), snippet included
+// when the words matched the summary alone and no fragment is shown.
+func TestSearchJSONHitFields(t *testing.T) {
+	home := t.TempDir()
+	run(t, home, []byte("\n"), "add", "--summary", "zebra crossing")
+	run(t, home, []byte("a zebra in the content\n"), "add")
+	r := run(t, home, nil, "search", "zebra", "--json")
+	var res struct{ Hits []map[string]json.RawMessage }
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 || len(res.Hits) != 2 {
+		t.Fatalf("search --json: %+v (%v)", r, err)
+	}
+	for _, h := range res.Hits {
+		for _, k := range []string{"id", "score", "summary", "snippet", "tokens"} {
+			if _, ok := h[k]; !ok {
+				t.Errorf("hit %s has no %q", h["id"], k)
+			}
+		}
+	}
+}

@@ -45,8 +45,8 @@ func (a *app) uninstallCommand() *cobra.Command {
 and the memex MCP server entry, whatever binary and home they name. Everything else
 stays as it is; a changed file is backed up first. With the home install was run with
 (it keeps a record there, installs.json), a file install created is removed when
-nothing else is in it, and a file nobody changed since install gets back your original
-bytes.`, `  memex uninstall claude-code
+nothing else is in it (and so is a directory install made for it, once empty), and a
+file nobody changed since install gets back your original bytes.`, `  memex uninstall claude-code
   memex uninstall opencode --scope project`)
 }
 

@@ -214,6 +214,65 @@ func TestInstallProjectScopeAndFreshFiles(t *testing.T) {
 	}
 }
 
+// TestUninstallRemovesTheDirectoriesInstallMade: uninstall leaves a
+// project (and a home) as install found it, without the .claude, .codex,
+// .gemini and .opencode/plugins directories install made for its files;
+// a directory the user put something in since, or replaced with a link,
+// stays as it is.
+func TestUninstallRemovesTheDirectoriesInstallMade(t *testing.T) {
+	hosts := []string{"claude-code", "codex", "gemini", "opencode"}
+	for _, kept := range []bool{false, true} {
+		home, user, proj := t.TempDir(), t.TempDir(), t.TempDir()
+		t.Setenv("HOME", user)
+		t.Setenv("CODEX_HOME", "")
+		t.Setenv("XDG_CONFIG_HOME", "")
+		t.Chdir(proj)
+		for _, h := range hosts {
+			for _, scope := range []string{"project", "user"} {
+				if r := install(t, home, "install", h, "--scope", scope); r.code != 0 {
+					t.Fatalf("install %s %s: %+v", h, scope, r)
+				}
+			}
+		}
+		linked := filepath.Join(user, ".gemini")
+		if kept {
+			writeFile(t, filepath.Join(proj, ".claude", "notes.md"), "mine\n")
+			// The user's own .gemini, a link to their dotfiles.
+			dots := filepath.Join(t.TempDir(), "gemini")
+			if err := os.Rename(linked, dots); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(dots, linked); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range hosts {
+			for _, scope := range []string{"project", "user"} {
+				if r := install(t, home, "uninstall", h, "--scope", scope); r.code != 0 {
+					t.Fatalf("uninstall %s %s: %+v", h, scope, r)
+				}
+			}
+		}
+		var left []string
+		for _, root := range []string{proj, user} {
+			filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if p != root {
+					rel, _ := filepath.Rel(root, p)
+					left = append(left, rel)
+				}
+				return nil
+			})
+		}
+		want := ""
+		if kept {
+			want = ".claude .claude/notes.md .gemini"
+		}
+		if got := strings.Join(left, " "); got != want {
+			t.Errorf("kept %v: after uninstall %q is left, want %q", kept, got, want)
+		}
+	}
+}
+
 func TestInstallCodexAndOpenCode(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)

@@ -15,6 +15,10 @@ import (
 // for (Options.Manifest).
 type manifest struct {
 	Files map[string]fileRecord `json:"files"`
+	// Dirs are the directories install created to hold those files (a
+	// project's .claude, OpenCode's plugins folder); uninstall removes
+	// each once it is empty.
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 type fileRecord struct {

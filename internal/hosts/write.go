@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,11 +66,13 @@ func Apply(c Change) (backup string, err error) {
 			}
 		}
 	}
+	var made []string
 	if c.Remove {
 		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
 	} else {
+		made = missingDirs(filepath.Dir(target))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return "", err
 		}
@@ -77,7 +80,46 @@ func Apply(c Change) (backup string, err error) {
 			return "", err
 		}
 	}
-	return backup, c.record(backup)
+	return backup, c.record(backup, made)
+}
+
+// missingDirs lists dir and those of its parents that do not exist, the
+// deepest first: what MkdirAll(dir) creates.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// pruneDirs removes the directories of dirs that are empty, the deepest
+// first, and returns those left (holding something: a file of the user's,
+// or one memex still has installed there).
+func pruneDirs(dirs []string) []string {
+	sorted := slices.Clone(dirs)
+	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	var left []string
+	for _, d := range sorted {
+		fi, err := os.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// gone already
+		case err != nil || !fi.IsDir():
+			// Not the directory install made any more (a link the user
+			// put in its place): not memex's to remove, nor to forget.
+			left = append(left, d)
+		case os.Remove(d) != nil:
+			left = append(left, d) // it holds something
+		}
+	}
+	slices.Sort(left)
+	return left
 }
 
 // Write applies changes, or with dryRun prints their diffs (Diff), and
@@ -111,7 +153,7 @@ func Write(w io.Writer, changes []Change, verb string, dryRun bool) error {
 }
 
 // record updates the manifest after c was applied.
-func (c Change) record(backup string) error {
+func (c Change) record(backup string, made []string) error {
 	if c.manifest == "" {
 		return nil
 	}
@@ -120,11 +162,22 @@ func (c Change) record(backup string) error {
 		return err
 	}
 	if c.uninstall {
-		if _, ok := m.Files[c.Path]; !ok {
+		_, ok := m.Files[c.Path]
+		if !ok && !c.Remove {
 			return nil
 		}
 		delete(m.Files, c.Path)
+		if c.Remove {
+			// The directories install created go with the last file of
+			// theirs: uninstall leaves the tree as install found it.
+			m.Dirs = pruneDirs(m.Dirs)
+		}
 	} else {
+		for _, d := range made {
+			if !slices.Contains(m.Dirs, d) {
+				m.Dirs = append(m.Dirs, d)
+			}
+		}
 		rec, ok := m.Files[c.Path]
 		if !ok {
 			rec = fileRecord{Host: c.Host, Created: !c.Existed, Original: backup}

@@ -129,7 +129,7 @@ type RetrievalOptions struct {
 
 // Score is the mean of a metric over the questions with evidence.
 type Score struct {
-	System string  `json:"system"` // memex or bm25
+	System string  `json:"system"` // memex, bm25 or fts5
 	Level  string  `json:"level"`  // session or turn
 	K      int     `json:"k"`
 	Any    float64 `json:"recall_any"`
@@ -246,6 +246,11 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 		return fmt.Errorf("eval: bm25 index: %w", err)
 	}
 	defer bm25.Close()
+	fts, err := newFTS5(ctx)
+	if err != nil {
+		return err
+	}
+	defer fts.close()
 	turnOfID := map[memex.ID]string{}
 	sessionOf := map[string]string{}
 	tokens := map[string]int{}
@@ -271,10 +276,16 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 			if err := batch.Index(t.ID, map[string]string{"text": t.Text}); err != nil {
 				return fmt.Errorf("eval: bm25 index: %w", err)
 			}
+			if err := fts.add(ctx, t.ID, t.Text); err != nil {
+				return err
+			}
 		}
 	}
 	if err := bm25.Batch(batch); err != nil {
 		return fmt.Errorf("eval: bm25 index: %w", err)
+	}
+	if err := fts.commit(); err != nil {
+		return err
 	}
 	if _, err := catchup.CatchUp(ctx, s, ix); err != nil {
 		return err
@@ -289,9 +300,13 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 	if err != nil {
 		return fmt.Errorf("eval: bm25 index: %w", err)
 	}
-	if indexed != uint64(n) || len(turnOfID) != n || plain != uint64(len(sessionOf)) {
-		return fmt.Errorf("eval: retrieval %s: %d turns, %d archived, %d indexed, %d distinct turn ids in bm25 (%d)",
-			h.ID, n, len(turnOfID), indexed, len(sessionOf), plain)
+	inFTS, err := fts.count(ctx)
+	if err != nil {
+		return fmt.Errorf("eval: fts5: %w", err)
+	}
+	if indexed != uint64(n) || len(turnOfID) != n || plain != uint64(len(sessionOf)) || inFTS != n {
+		return fmt.Errorf("eval: retrieval %s: %d turns, %d archived, %d indexed, %d distinct turn ids in bm25 (%d), %d in fts5",
+			h.ID, n, len(turnOfID), indexed, len(sessionOf), plain, inFTS)
 	}
 	for _, q := range qs {
 		if len(q.EvidTurns) == 0 && len(q.EvidSessions) == 0 {
@@ -334,8 +349,13 @@ func (sc *scorer) haystack(ctx context.Context, h Haystack, qs []Question) error
 		for _, hit := range sr.Hits {
 			bmTurns = append(bmTurns, hit.ID)
 		}
+		ftsTurns, err := fts.search(ctx, q.Text, sc.limit)
+		if err != nil {
+			return err
+		}
 		sc.add("memex", memexTurns, memexSessions, q)
 		sc.add("bm25", bmTurns, sessionsOf(bmTurns, sessionOf), q)
+		sc.add("fts5", ftsTurns, sessionsOf(ftsTurns, sessionOf), q)
 	}
 	return nil
 }
@@ -367,7 +387,7 @@ func (sc *scorer) report() RetrievalReport {
 	if rep.Questions > 0 {
 		rep.Fits = float64(sc.fits) / float64(rep.Questions)
 	}
-	for _, sys := range []string{"memex", "bm25"} {
+	for _, sys := range []string{"memex", "bm25", "fts5"} {
 		for _, lv := range []string{"session", "turn"} {
 			for _, k := range sc.ks {
 				s := Score{System: sys, Level: lv, K: k}
@@ -382,8 +402,8 @@ func (sc *scorer) report() RetrievalReport {
 	return rep
 }
 
-// WriteRetrievalTable prints a retrieval report, memex and BM25 side by
-// side per level and k.
+// WriteRetrievalTable prints a retrieval report, memex, BM25 and FTS5
+// side by side per level and k.
 func WriteRetrievalTable(w io.Writer, rep RetrievalReport) error {
 	fmt.Fprintf(w, "%d questions scored (%d without evidence skipped); evidence fits in %d tokens for %.1f%%\n\n",
 		rep.Questions, rep.NoEvidence, rep.Budget, 100*rep.Fits)
@@ -391,14 +411,15 @@ func WriteRetrievalTable(w io.Writer, rep RetrievalReport) error {
 	for _, s := range rep.Scores {
 		by[s.System+"/"+s.Level+"/"+strconv.Itoa(s.K)] = s
 	}
-	fmt.Fprintf(w, "%-8s %4s  %-28s  %-28s\n", "level", "k", "memex any / all / nDCG", "bm25 any / all / nDCG")
+	fmt.Fprintf(w, "%-8s %4s  %-28s  %-28s  %-28s\n", "level", "k", "memex any / all / nDCG", "bm25 any / all / nDCG", "fts5 any / all / nDCG")
 	for _, s := range rep.Scores {
 		if s.System != "memex" {
 			continue
 		}
 		b := by["bm25/"+s.Level+"/"+strconv.Itoa(s.K)]
-		fmt.Fprintf(w, "%-8s %4d  %6.3f / %6.3f / %6.3f      %6.3f / %6.3f / %6.3f\n",
-			s.Level, s.K, s.Any, s.All, s.NDCG, b.Any, b.All, b.NDCG)
+		f := by["fts5/"+s.Level+"/"+strconv.Itoa(s.K)]
+		fmt.Fprintf(w, "%-8s %4d  %6.3f / %6.3f / %6.3f      %6.3f / %6.3f / %6.3f      %6.3f / %6.3f / %6.3f\n",
+			s.Level, s.K, s.Any, s.All, s.NDCG, b.Any, b.All, b.NDCG, f.Any, f.All, f.NDCG)
 	}
 	return nil
 }

@@ -85,11 +85,16 @@ func TestRetrievalOnFixtures(t *testing.T) {
 	if lm.Questions != 1 || lm.NoEvidence != 1 || lm.Fits != 1 {
 		t.Fatalf("report %+v", lm)
 	}
+	systems := map[string]int{}
 	for _, s := range lm.Scores {
-		// "dog Biscuit breed" names one turn only: both systems find it first.
+		// "dog Biscuit breed" names one turn only: every system finds it first.
+		systems[s.System]++
 		if s.Any != 1 || s.All != 1 || s.NDCG != 1 {
 			t.Errorf("longmemeval %+v", s)
 		}
+	}
+	if want := map[string]int{"memex": 4, "bm25": 4, "fts5": 4}; !reflect.DeepEqual(systems, want) {
+		t.Errorf("scores by system %v, want %v (two levels, two k)", systems, want)
 	}
 	lc, err := Retrieval(ctx, loadFixture(t, "locomo.json", LoCoMo), RetrievalOptions{Ks: []int{1, 5}, Budget: 5})
 	if err != nil {
@@ -107,7 +112,7 @@ func TestRetrievalOnFixtures(t *testing.T) {
 		}
 	}
 	var sb strings.Builder
-	if err := WriteRetrievalTable(&sb, lc); err != nil || !strings.Contains(sb.String(), "session") {
+	if err := WriteRetrievalTable(&sb, lc); err != nil || !strings.Contains(sb.String(), "session") || !strings.Contains(sb.String(), "fts5 any") {
 		t.Errorf("table %q, %v", sb.String(), err)
 	}
 }
@@ -183,6 +188,20 @@ func TestLoadDatasetSaysWhatItWants(t *testing.T) {
 		}
 		if strings.Contains(got, "Go ") || strings.Contains(got, "struct") {
 			t.Errorf("%s: names Go types: %s", c.format, got)
+		}
+	}
+}
+
+// TestFTS5Query: a question is the OR of its distinct words, quoted, so
+// that FTS5's syntax (AND, NEAR, quotes, a colon) in a question is text.
+func TestFTS5Query(t *testing.T) {
+	for q, want := range map[string]string{
+		`What did I say about Paris's "weather" AND NEAR: it?`: `"what" OR "did" OR "i" OR "say" OR "about" OR "paris" OR "s" OR "weather" OR "and" OR "near" OR "it"`,
+		"  ?! ":           "",
+		"Café, café 2024": `"café" OR "2024"`,
+	} {
+		if got := fts5Query(q); got != want {
+			t.Errorf("fts5Query(%q) = %s, want %s", q, got, want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ func (a *app) evalCommand() *cobra.Command {
 		Long: `Derive probes from archived sessions and measure, for each probe and budget, whether
 the evidence it needs survives in the context that truncation, a summary alone, plain
 retrieval and memex (summary + search + deref) assemble; score memex's index on the
-LongMemEval and LoCoMo retrieval benchmarks beside BM25. See docs/eval.md.`,
+LongMemEval and LoCoMo retrieval benchmarks beside BM25 and SQLite FTS5. See docs/eval.md.`,
 	}
 	c.AddCommand(a.evalProbesCommand(), a.evalBudgetCommand(), a.evalRetrievalCommand(), a.evalExperienceCommand())
 	return c
@@ -189,14 +189,16 @@ func (a *app) evalRetrievalCommand() *cobra.Command {
 	var o evalRetrievalOptions
 	c := &cobra.Command{
 		Use:   "retrieval --format longmemeval|locomo FILE [--k 1,5,10] [--budget N] [--json]",
-		Short: "Score memex's index on LongMemEval or LoCoMo beside BM25",
+		Short: "Score memex's index on LongMemEval or LoCoMo beside BM25 and FTS5",
 		Long: `Archive each question's haystack into its own project of a temporary in-memory store
 (sessions and turns keep their dataset ids as aliases), ask the question of memex's
-index and of a plain BM25 index of the raw turns (bleve's default mapping), and report
-recall_any@k, recall_all@k and nDCG@k at session and at turn level for both, plus the
+index, of a plain BM25 index of the raw turns (bleve's default mapping) and of SQLite
+FTS5 over the raw turns (its default tokenizer, the question's words OR-ed, ranked by
+bm25), and report recall_any@k, recall_all@k and nDCG@k at session and at turn level
+for each, plus the
 share of questions whose evidence turns fit in --budget tokens. memex's sessions are
 its own session ranking (a session by its best turn times the share of the question's
-words its turns hold together), BM25's by their best turn. Questions without
+words its turns hold together), BM25's and FTS5's by their best turn. Questions without
 evidence (LongMemEval's abstention questions) are counted and skipped. The store under
 --home is not touched.`,
 		Example: `  memex eval retrieval --format longmemeval longmemeval_s.json --k 1,5,10

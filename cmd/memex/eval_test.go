@@ -95,10 +95,10 @@ func TestEvalRetrieval(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err, r.stdout)
 	}
-	if rep.Questions != 2 || len(rep.Scores) != 2*2*2 {
+	if rep.Questions != 2 || len(rep.Scores) != 3*2*2 { // memex, bm25, fts5; two levels; two k
 		t.Fatalf("report %+v", rep)
 	}
-	if r := run(t, home, nil, "eval", "retrieval", "--format", "locomo", fixture); r.code != 0 || !strings.Contains(r.stdout, "bm25") {
+	if r := run(t, home, nil, "eval", "retrieval", "--format", "locomo", fixture); r.code != 0 || !strings.Contains(r.stdout, "bm25") || !strings.Contains(r.stdout, "fts5") {
 		t.Fatalf("table: %+v", r)
 	}
 

@@ -75,7 +75,7 @@
 //	POST /v1/distill                    {"project"} -> {"sessions","lessons",
 //	                                    "added","kept","removed","runs"}: memex
 //	                                    distill while memex serve owns the store
-//	POST /v1/forget                     {"refs":[...]} | {"session","project"} |
+//	POST /v1/forget                     {"refs":[...]} | {"session","project","agent"} |
 //	                                    {"project"}, "dry_run" -> {"forgotten":N}
 //	                                    (with dry_run {"forgotten":0,"matched":N})
 //	POST /v1/verify                     -> {"checked","problems":[{"id","message"}],

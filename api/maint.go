@@ -14,8 +14,10 @@ import (
 type ForgetRequest struct {
 	Refs    []string `json:"refs,omitempty"`
 	Session string   `json:"session,omitempty"`
-	Project string   `json:"project,omitempty"`
-	DryRun  bool     `json:"dry_run,omitempty"`
+	// Agent narrows Session to that agent's session of the name.
+	Agent   string `json:"agent,omitempty"`
+	Project string `json:"project,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
 }
 
 // ForgetResult is what POST /v1/forget answers, as memex forget --json

@@ -13,7 +13,7 @@ func (a *app) forgetCommand() *cobra.Command {
 	var req api.ForgetRequest
 	var yes, asJSON bool
 	c := &cobra.Command{
-		Use:   "forget ID...|--session S|--project P [--yes]",
+		Use:   "forget ID...|--session S [--agent A]|--project P [--yes]",
 		Short: "Remove entries from the archive and the index for good",
 		Long: `Remove entries from the archive and from the search index: their content can no
 longer be found or shown. Takes IDs or aliases, or every entry of a session or a
@@ -41,12 +41,16 @@ encryption for that). If forget is interrupted, run it again on what is left.`,
 			if n != 1 {
 				return cli.Usagef("forget takes IDs, or --session, or --project (one of them)\nUsage: %s", c.UseLine())
 			}
+			if req.Agent != "" && req.Session == "" {
+				return cli.Usagef("--agent narrows --session: give the session too\nUsage: %s", c.UseLine())
+			}
 			req.Refs = args
 			return a.runForget(c, req, yes, asJSON)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&req.Session, "session", "", "forget every entry of this session")
+	f.StringVar(&req.Agent, "agent", "", "with --session: the session's agent, when sessions of several agents share its name")
 	f.Var(projectValue{&req.Project}, "project", "forget every entry of this project (with --session: of that session in this project)")
 	f.BoolVar(&yes, "yes", false, "do not ask for confirmation")
 	f.BoolVar(&asJSON, "json", false, `print {"forgotten":N} as JSON`)

@@ -102,7 +102,7 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 			ids = append(ids, id)
 		}
 	case req.Session != "":
-		ref := memex.SessionRef{Session: req.Session, Project: req.Project}
+		ref := memex.SessionRef{Session: req.Session, Project: req.Project, Agent: req.Agent}
 		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
 	case req.Project != "":
 		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {

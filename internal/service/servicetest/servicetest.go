@@ -59,6 +59,7 @@ func Run(t *testing.T, new Factory) {
 		{"ContextOfOneAgentsSession", testContextAgent},
 		{"ForgetCountsThenForgets", testForget},
 		{"ForgetUnknownSession", testForgetUnknown},
+		{"ForgetOneAgentsSession", testForgetAgent},
 		{"ForgetIDsAndASessionIsInvalid", testForgetAmbiguous},
 		{"Verify", testVerify},
 		{"Reindex", testReindex},
@@ -467,6 +468,26 @@ func testContextAgent(t *testing.T, s api.Service) {
 	res, err := s.Context(ctx, api.ContextRequest{Session: "shared", Agent: "codex", Budget: 500})
 	if err != nil || res.Total != 1 || res.Entries[0].ID != codex.ID.String() {
 		t.Fatalf("context of codex's session: %+v, %v", res, err)
+	}
+}
+
+// Forget narrows a session name two agents used with the agent, as the
+// error says to.
+func testForgetAgent(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	codex := add(t, s, memex.Entry{Project: "p", Session: "shared", Agent: "codex", Kind: memex.KindNote}, "codex was here\n")
+	claude := add(t, s, memex.Entry{Project: "p", Session: "shared", Agent: "claude-code", Kind: memex.KindNote}, "claude was here\n")
+	_, err := s.Forget(ctx, api.ForgetRequest{Session: "shared"})
+	wantKind(t, err, memex.ErrAmbiguous, "--agent")
+	res, err := s.Forget(ctx, api.ForgetRequest{Session: "shared", Agent: "codex"})
+	if err != nil || res.Forgotten != 1 {
+		t.Fatalf("forget codex's session: %+v, %v", res, err)
+	}
+	if _, err := s.Entry(ctx, codex.ID.String(), ""); !errors.Is(err, memex.ErrNotFound) {
+		t.Fatalf("codex's entry after forget: %v", err)
+	}
+	if _, err := s.Entry(ctx, claude.ID.String(), ""); err != nil {
+		t.Fatalf("claude's entry after forget: %v", err)
 	}
 }
 

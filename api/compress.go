@@ -74,6 +74,13 @@ func (s *Server) compress(ctx context.Context, in compressInput) ([]compressed, 
 	if project == "" {
 		project = ref.Project
 	}
+	// Without a session that names one, the project the server runs in,
+	// as memex_handoff's default: a note of no project is in no handoff.
+	if project == "" && s.opts.Checkout != nil {
+		if co := s.opts.Checkout(s.ownDir()); co != nil {
+			project = co.Project
+		}
+	}
 	base := memex.Entry{Project: project, Session: session, Agent: ref.Agent, Kind: memex.KindNote}
 	var out []compressed
 	if strings.TrimSpace(in.Summary) != "" {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/deref"
@@ -292,5 +293,23 @@ func TestCompressJoinsTheArchivedSession(t *testing.T) {
 	text, isErr := call(t, cs, "memex_context", map[string]any{"session": "live"})
 	if isErr || !strings.Contains(text, "TestParse fails on a nil map") {
 		t.Fatalf("context of the session: %v %q", isErr, text)
+	}
+}
+
+// TestCompressWithoutSessionFilesUnderTheServersProject: with no live
+// session, what memex_compress archives is filed under the project the
+// server runs in (memex_handoff's default), so that the next handoff of it
+// lists the note.
+func TestCompressWithoutSessionFilesUnderTheServersProject(t *testing.T) {
+	s, st := newTestServer(t, "", Options{Checkout: func(dir string) *deref.Checkout { return deref.NewCheckout(dir, "p") }})
+	if text, isErr := call(t, connectMCP(t, s), "memex_compress", map[string]any{"summary": "decided: keep the retry loop"}); isErr {
+		t.Fatalf("compress: %q", text)
+	}
+	var got []memex.Entry
+	if err := st.Scan(context.Background(), time.Time{}, time.Time{}, func(e memex.Entry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Project != "p" {
+		t.Fatalf("compressed note: %+v, want it in project p", got)
 	}
 }

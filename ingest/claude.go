@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -462,6 +463,32 @@ func readSubagentMeta(p string, into map[string]string) {
 			into[k] = v
 		}
 	}
+}
+
+// SessionPaths are the paths to import for the whole of one session when
+// a hook names only its transcript: the transcript itself and, for Claude
+// Code, the directory of its subagents' transcripts when it holds one
+// (<project>/<session>/subagents, Claude Code 2.1.x). Claude Code 2.0.x
+// kept them beside the transcript (agent-*.jsonl, with the session's id
+// inside), which memex ingest claude-code reads.
+func SessionPaths(f Format, transcript string) []string {
+	paths := []string{transcript}
+	if f != ClaudeCode || !strings.HasSuffix(transcript, ".jsonl") {
+		return paths
+	}
+	sub := filepath.Join(filepath.Dir(transcript), sessionFromPath(transcript), "subagents")
+	found := false
+	_ = filepath.WalkDir(sub, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if found {
+		paths = append(paths, sub)
+	}
+	return paths
 }
 
 // claudeSpillDir is where the host saves tool outputs too large for the

@@ -32,6 +32,7 @@ func (a *app) hookCommand() *cobra.Command {
   drain                   archive what hooks spooled, reading no input (memex-hook runs
                           it when it was the last hook in flight)
 
+A Claude Code transcript is imported with its subagents' (<session>/subagents/).
 OpenCode runs them from the plugin memex install opencode writes.
 Codex's notify program is "memex hook codex notify": it passes its JSON as an argument
 (agent-turn-complete with the thread id) and memex imports that thread's rollout.

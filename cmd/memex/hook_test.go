@@ -239,6 +239,43 @@ func TestHookNeverFails(t *testing.T) {
 
 // TestHookThroughServer: with memex serve running, hooks archive and read
 // through it.
+// TestStopImportsTheSessionsSubagents: Claude Code's Stop names only the
+// main transcript; its subagents' transcripts (<session>/subagents, Claude
+// Code 2.1.x) are imported with it, with and without a server, and a
+// session without subagents imports without a problem.
+func TestStopImportsTheSessionsSubagents(t *testing.T) {
+	proj := filepath.Join(testutil.Corpora(t), "claude-code", "projects", "-experiments-worktrees")
+	transcript := filepath.Join(proj, "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+	subagents, _ := filepath.Glob(filepath.Join(proj, "ef958aa1-0e93-49f0-bb71-150f63befcd1", "subagents", "agent-*.jsonl"))
+	if len(subagents) == 0 {
+		t.Fatal("no subagent transcripts in the corpus")
+	}
+	lone := filepath.Join(t.TempDir(), "-p", "5a1e0000-0000-4000-8000-000000000000.jsonl")
+	writeFile(t, lone, `{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","sessionId":"5a1e0000-0000-4000-8000-000000000000","timestamp":"2026-11-01T10:00:00Z","cwd":"/p"}`+"\n")
+	for _, served := range []bool{false, true} {
+		home := t.TempDir()
+		if served {
+			startServe(t, home)
+		}
+		for _, tr := range []string{transcript, lone} {
+			r := hookRun(t, home, "Stop", map[string]any{"hook_event_name": "Stop", "session_id": sessionFromName(tr), "cwd": "/p", "transcript_path": tr})
+			if r.stderr != "" {
+				t.Fatalf("served %v: Stop of %s: %s", served, tr, r.stderr)
+			}
+		}
+		r := run(t, home, nil, "sessions", "--json")
+		var got struct{ Sessions []struct{ Session string } }
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("served %v: sessions: %v %+v", served, err, r)
+		}
+		if want := 2 + len(subagents); len(got.Sessions) != want {
+			t.Errorf("served %v: %d sessions archived, want %d (the two main ones and %d subagents): %+v", served, len(got.Sessions), want, len(subagents), got.Sessions)
+		}
+	}
+}
+
+func sessionFromName(p string) string { return strings.TrimSuffix(filepath.Base(p), ".jsonl") }
+
 func TestHookThroughServer(t *testing.T) {
 	home := t.TempDir()
 	startServe(t, home)

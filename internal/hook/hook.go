@@ -356,10 +356,12 @@ func (r runner) ingest(ctx context.Context, format ingest.Format, in hosts.HookI
 	if in.TranscriptPath == "" {
 		return nil
 	}
+	// The session's subagents too: the hook names only its transcript.
+	paths := ingest.SessionPaths(format, in.TranscriptPath)
 	served, err := r.with(ctx, wait, func(t target, h *home.Home) error {
 		var unread []string
 		if h == nil {
-			res, err := t.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: []string{in.TranscriptPath}})
+			res, err := t.Ingest(ctx, api.IngestRequest{Format: string(format), Paths: paths})
 			if err != nil {
 				return err
 			}
@@ -367,7 +369,7 @@ func (r runner) ingest(ctx context.Context, format ingest.Format, in hosts.HookI
 		} else {
 			// Not through the Service's import: a hook does not open the
 			// index (the next search catches it up).
-			rep, err := service.IngestDistilled(ctx, h.Store, ingest.Options{Format: format, Paths: []string{in.TranscriptPath}})
+			rep, err := service.IngestDistilled(ctx, h.Store, ingest.Options{Format: format, Paths: paths})
 			if err != nil {
 				return err
 			}

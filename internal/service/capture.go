@@ -127,7 +127,8 @@ func DrainSpool(ctx context.Context, h *home.Home, o Options) error {
 			return err
 		},
 		Ingest: func(ctx context.Context, format, path string) error {
-			_, err := IngestDistilled(ctx, h.Store, ingest.Options{Format: ingest.Format(format), Paths: []string{path}})
+			f := ingest.Format(format)
+			_, err := IngestDistilled(ctx, h.Store, ingest.Options{Format: f, Paths: ingest.SessionPaths(f, path)})
 			return err
 		},
 		Sync: h.Store.Sync,

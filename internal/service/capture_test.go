@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/memex-archive/memex/internal/hosts"
 	"github.com/memex-archive/memex/internal/service"
 	"github.com/memex-archive/memex/internal/spool"
+	"github.com/memex-archive/memex/internal/testutil"
 )
 
 // hooked is a tool call as a hook captures it, under its key.
@@ -82,6 +84,29 @@ func TestDrainSpoolThroughTheService(t *testing.T) {
 	}
 	if left, _ := spool.List(dir); len(left) != 0 {
 		t.Fatalf("spool left %+v", left)
+	}
+}
+
+// A spooled import of a Claude Code transcript (a Stop the busy store
+// could not take) imports its subagents' transcripts with it, as the hook
+// would have.
+func TestDrainSpoolImportsTheSessionsSubagents(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	proj := filepath.Join(testutil.Corpora(t), "claude-code", "projects", "-experiments-worktrees")
+	subagents, _ := filepath.Glob(filepath.Join(proj, "ef958aa1-0e93-49f0-bb71-150f63befcd1", "subagents", "agent-*.jsonl"))
+	item := spool.Item{Ingest: filepath.Join(proj, "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"), Format: "claude-code"}
+	if _, err := spool.Write(dir, item); err != nil {
+		t.Fatal(err)
+	}
+	h := open(t, dir, true)
+	defer h.Close()
+	if err := service.DrainSpool(ctx, h, service.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := service.New(h, service.Options{}).Sessions(ctx, api.SessionFilter{})
+	if err != nil || len(subagents) == 0 || len(got) != 1+len(subagents) {
+		t.Fatalf("%d sessions, %v; want the main one and %d subagents", len(got), err, len(subagents))
 	}
 }
 

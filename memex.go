@@ -103,6 +103,19 @@ func LooksLikeID(s string) bool {
 	return err == nil
 }
 
+// CheckAlias says why a cannot name an entry: it is empty (or spaces), or
+// has the form of an entry ID, which it would hide; nil when it can. The
+// error is of the class ErrInvalid.
+func CheckAlias(a string) error {
+	if strings.TrimSpace(a) == "" {
+		return Errorf(ErrInvalid, "an alias may not be empty")
+	}
+	if LooksLikeID(a) {
+		return Errorf(ErrInvalid, "alias %q has the form of an entry ID, which it would hide", a)
+	}
+	return nil
+}
+
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -338,11 +337,8 @@ func cleanAliases(in []string) ([]string, error) {
 	seen := make(map[string]bool, len(in))
 	out := make([]string, 0, len(in))
 	for _, a := range in {
-		if strings.TrimSpace(a) == "" {
-			return nil, fmt.Errorf("empty alias: %w", memex.ErrInvalid)
-		}
-		if memex.LooksLikeID(a) {
-			return nil, fmt.Errorf("alias %q has the form of an entry ID: %w", a, memex.ErrInvalid)
+		if err := memex.CheckAlias(a); err != nil {
+			return nil, err
 		}
 		if !seen[a] {
 			seen[a] = true

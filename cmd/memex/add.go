@@ -39,6 +39,9 @@ two projects names one entry in each, and --project picks one.
 			if c.Flags().Changed("exit") && exit >= 0 {
 				e.Exit = memex.IntPtr(exit)
 			}
+			if err := checkAliases(e.Aliases...); err != nil {
+				return err
+			}
 			return a.runAdd(c, req, asJSON, args)
 		},
 	}
@@ -93,6 +96,17 @@ type added struct {
 	Bytes    int64    `json:"bytes"`
 	Exit     *int     `json:"exit,omitempty"`
 	Redacted int      `json:"redacted,omitempty"`
+}
+
+// checkAliases refuses, as a usage error, an --alias that the archive
+// would refuse.
+func checkAliases(aliases ...string) error {
+	for _, a := range aliases {
+		if err := memex.CheckAlias(a); err != nil {
+			return cli.Usagef("--alias: %s", memex.Sentence(err))
+		}
+	}
+	return nil
 }
 
 func addedOf(e memex.Entry, exit *int) added {

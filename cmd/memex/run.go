@@ -68,7 +68,11 @@ it all).`,
 
 func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	ctx := c.Context()
-	if o.alias != "" {
+	if c.Flags().Changed("alias") {
+		// Refused before CMD runs, not when its output is archived.
+		if err := checkAliases(o.alias); err != nil {
+			return err
+		}
 		o.entry.Aliases = []string{o.alias}
 	}
 	e := service.RunEntry(o.entry, args)

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memex-archive/memex/internal/cli"
 )
 
 // TestRunIntoAClosedPipe: memex run -- CMD | head must not die of the
@@ -49,5 +53,30 @@ func TestRunIntoAClosedPipe(t *testing.T) {
 	}
 	if e.Exit == nil || *e.Exit != 141 || !strings.HasPrefix(e.Content, "a line\na line\n") {
 		t.Errorf("archived %d bytes (%.30q), exit %v: want yes's output and 141", e.Bytes, e.Content, e.Exit)
+	}
+}
+
+// TestRunRefusesABadAliasBeforeRunning: an --alias the archive refuses (of
+// an ID's form, empty) is a usage error before the command runs; it was
+// found only when the output was archived, and left a spooled run that
+// every later command failed to archive again.
+func TestRunRefusesABadAliasBeforeRunning(t *testing.T) {
+	home := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, alias := range []string{"01M96ZVPR9KARJDQ26944T2TMK", " "} {
+		r := run(t, home, nil, "run", "--alias", alias, "--", "sh", "-c", "echo ran > "+marker)
+		if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--alias") {
+			t.Errorf("run --alias %q: %+v; want a usage error naming --alias", alias, r)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("run --alias %q ran the command", alias)
+		}
+	}
+	r := run(t, home, []byte("x\n"), "add", "--alias", "01M96ZVPR9KARJDQ26944T2TMK", "-")
+	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--alias") {
+		t.Errorf("add --alias of an ID's form: %+v; want a usage error naming --alias", r)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "spool")); len(entries) != 0 {
+		t.Errorf("spool holds %d files", len(entries))
 	}
 }

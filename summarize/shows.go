@@ -127,7 +127,9 @@ func Shows(tool, input string, body []byte) []Shown {
 		if file == "" {
 			return nil
 		}
-		spans = numbered(file, afterLine(body, "cat -n"))
+		if spans = numbered(file, afterLine(body, "cat -n")); spans == nil {
+			spans = patched(file, body)
+		}
 	case "write", "write_file":
 		if file != "" && args.Content != nil {
 			spans = raw(file, 1, []byte(*args.Content))
@@ -259,6 +261,34 @@ func numberedLine(l string) (int, string, bool) {
 		return n, l[j+len("→"):], n > 0
 	}
 	return 0, "", false
+}
+
+// patched reads the response a PostToolUse hook gets of an Edit (Claude
+// Code's JSON, with the hunks of its structuredPatch): each hunk's context
+// and added lines stand in the edited file from its newStart on.
+func patched(file string, body []byte) []Shown {
+	var resp struct {
+		Patch []struct {
+			NewStart int      `json:"newStart"`
+			Lines    []string `json:"lines"`
+		} `json:"structuredPatch"`
+	}
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &resp) != nil {
+		return nil
+	}
+	var spans []Shown
+	for _, h := range resp.Patch {
+		var lines []string
+		for _, l := range h.Lines {
+			if l != "" && (l[0] == ' ' || l[0] == '+') {
+				lines = append(lines, l[1:])
+			}
+		}
+		if h.NewStart > 0 && len(lines) > 0 {
+			spans = append(spans, Shown{Path: file, From: h.NewStart, Lines: lines})
+		}
+	}
+	return spans
 }
 
 // raw is body's lines as lines from..; a body that ends in a host's note

@@ -50,7 +50,7 @@ type block struct {
 }
 
 type compressInput struct {
-	Summary string  `json:"summary" jsonschema:"your compressed working context: what was done and found, citing IDs; archived as a note"`
+	Summary string  `json:"summary,omitempty" jsonschema:"your compressed working context: what was done and found, citing IDs; archived as a note (give it, blocks, or both)"`
 	Blocks  []block `json:"blocks,omitempty" jsonschema:"blocks to archive: {key, content} or {key, start_anchor, mid_anchor, end_anchor} (extracted verbatim from this session's archived transcript)"`
 	Session string  `json:"session,omitempty" jsonschema:"session the blocks come from; default the live session"`
 	Project string  `json:"project,omitempty" jsonschema:"project to file the blocks under; default the session's, else the project the server runs in"`

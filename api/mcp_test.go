@@ -313,3 +313,15 @@ func TestCompressWithoutSessionFilesUnderTheServersProject(t *testing.T) {
 		t.Fatalf("compressed note: %+v, want it in project p", got)
 	}
 }
+
+// TestCompressBlocksAlone: memex_compress takes blocks without a summary,
+// as its error for neither says ("give a summary or blocks"); its schema
+// does not require one.
+func TestCompressBlocksAlone(t *testing.T) {
+	s, _ := newTestServer(t, "", Options{})
+	text, isErr := call(t, connectMCP(t, s), "memex_compress", map[string]any{
+		"blocks": []map[string]any{{"key": "ctx_only_001", "content": "a block, no summary\n"}}})
+	if isErr || !strings.Contains(text, "ctx_only_001") {
+		t.Fatalf("compress of blocks alone: %v %q", isErr, text)
+	}
+}

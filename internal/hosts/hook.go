@@ -120,7 +120,12 @@ func ToolEntry(host string, in HookInput) (memex.Entry, []byte) {
 		Attrs: map[string]string{"source": "hook"},
 	}
 	if in.ToolUseID != "" {
-		e.Aliases = []string{ingest.ToolKey(host, in.SessionID, in.ToolUseID), in.ToolUseID}
+		e.Aliases = []string{ingest.ToolKey(host, in.SessionID, in.ToolUseID)}
+		// An id the archive refuses as an alias (of an ID's form) would
+		// keep the call spooled for good; the importers leave it out too.
+		if memex.CheckAlias(in.ToolUseID) == nil {
+			e.Aliases = append(e.Aliases, in.ToolUseID)
+		}
 	}
 	if in.Cwd != "" {
 		// As the transcript importers record it: paths are told relative

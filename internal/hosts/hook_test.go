@@ -17,6 +17,7 @@ func FuzzHookInput(f *testing.F) {
 		`{"tool_name":"Read","tool_input":{"file_path":"x"},"tool_response":{"type":"text","file":{"content":"x\ny"}}}`,
 		`{"tool_name":"X","tool_response":"plain"}`, `{"tool_response":[1,2]}`, `{"tool_response":null}`, `{}`,
 		`{"tool_input":"not an object","tool_response":{"stdout":null}}`,
+		`{"session_id":"s","tool_use_id":"01M96ZVPR9KARJDQ26944T2TMK","tool_response":"x"}`, `{"tool_use_id":" "}`,
 	} {
 		f.Add(s)
 	}
@@ -32,6 +33,11 @@ func FuzzHookInput(f *testing.F) {
 		var s string
 		if json.Unmarshal(in.ToolResponse, &s) == nil && string(body) != s {
 			t.Fatalf("string response %q archived as %q", s, body)
+		}
+		for _, a := range e.Aliases {
+			if err := memex.CheckAlias(a); err != nil {
+				t.Fatalf("alias %q the archive refuses: %v", a, err)
+			}
 		}
 		if len(body) > maxIndented(len(in.ToolResponse)) {
 			t.Fatalf("a %d-byte response became a %d-byte body", len(in.ToolResponse), len(body))
@@ -83,5 +89,22 @@ func TestToolEntryRecordsCwd(t *testing.T) {
 	}
 	if e, _ := ToolEntry("claude-code", in); e.Attrs["cwd"] != "/home/u/api" {
 		t.Fatalf("attrs %v", e.Attrs)
+	}
+}
+
+// TestToolEntryAliasesTheArchiveTakes: a host's tool id that the archive
+// would refuse as an alias (of an ID's form, spaces) is left out, as the
+// importers leave it out, and the key stays: an entry that cannot be
+// archived would stay spooled for good.
+func TestToolEntryAliasesTheArchiveTakes(t *testing.T) {
+	for _, id := range []string{"01M96ZVPR9KARJDQ26944T2TMK", "  "} {
+		e, _ := ToolEntry("claude-code", HookInput{SessionID: "s", ToolUseID: id})
+		if len(e.Aliases) != 1 || e.Aliases[0] != Key(e) || !strings.Contains(e.Aliases[0], ":") {
+			t.Errorf("tool id %q: aliases %q, want the key alone", id, e.Aliases)
+		}
+	}
+	e, _ := ToolEntry("claude-code", HookInput{SessionID: "s", ToolUseID: "toolu_01ABC"})
+	if len(e.Aliases) != 2 || e.Aliases[1] != "toolu_01ABC" {
+		t.Errorf("aliases %q, want the key and toolu_01ABC", e.Aliases)
 	}
 }

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,5 +70,46 @@ func TestInstallCommand(t *testing.T) {
 		if got := InstallCommand(c.home, "codex", c.scope); got != c.want {
 			t.Errorf("InstallCommand(%q, codex, %q) = %q, want %q", c.home, c.scope, got, c.want)
 		}
+	}
+}
+
+// TestCheckOpenCodePlugin: OpenCode's hooks are the plugin install
+// writes. Check finds it with the commands it runs, and a plugin taken
+// away is a problem (nothing is captured), where it used to pass as
+// "0 of 0 hooks" without one.
+func TestCheckOpenCodePlugin(t *testing.T) {
+	user, store := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", user)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Chdir(user)
+	bin := filepath.Join(t.TempDir(), "memex")
+	changes, err := Plan("opencode", Options{Bin: bin, Home: store}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plugin string
+	for _, c := range changes {
+		if _, err := Apply(c); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(c.Path, ".js") {
+			plugin = c.Path
+		}
+	}
+	o := CheckOptions{Home: store, InstallHome: store, DefaultHome: filepath.Join(user, ".memex")}
+	found, _ := Check(context.Background(), o)
+	if len(found) != 1 || found[0].Plugin == nil || found[0].Plugin.Bin != bin || found[0].Plugin.Home != store ||
+		found[0].PluginTool == nil || len(found[0].Missing) != 0 {
+		t.Fatalf("installed: %+v", found)
+	}
+	if err := os.Remove(plugin); err != nil {
+		t.Fatal(err)
+	}
+	found, problems := Check(context.Background(), o)
+	if len(found) != 1 || found[0].Plugin != nil || !slices.Equal(found[0].Missing, []string{"plugin"}) {
+		t.Fatalf("plugin gone: %+v", found)
+	}
+	if !slices.ContainsFunc(problems, func(p Problem) bool { return strings.Contains(p.Problem, "nothing is captured") }) {
+		t.Fatalf("plugin gone: problems %+v", problems)
 	}
 }

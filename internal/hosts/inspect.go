@@ -25,13 +25,18 @@ type Installation struct {
 	Server *Command `json:"mcp_server,omitempty"`
 	// Notify is Codex's notify program, when it is memex's.
 	Notify *Command `json:"notify,omitempty"`
+	// Plugin is the memex command OpenCode's plugin runs (its hooks), and
+	// PluginTool the one it runs for a tool call, when the plugin is
+	// memex's; "plugin" is in Missing when it is not there.
+	Plugin     *Command `json:"plugin,omitempty"`
+	PluginTool *Command `json:"plugin_tool,omitempty"`
 	// Errors are files that could not be read as the host reads them.
 	Errors []string `json:"errors,omitempty"`
 }
 
 // Present reports whether the configuration holds any part of memex.
 func (i Installation) Present() bool {
-	return len(i.Hooks) > 0 || i.Server != nil || i.Notify != nil
+	return len(i.Hooks) > 0 || i.Server != nil || i.Notify != nil || i.Plugin != nil
 }
 
 // Commands lists the memex commands the configuration runs.
@@ -47,6 +52,11 @@ func (i Installation) Commands() []Command {
 	}
 	if i.Notify != nil {
 		out = append(out, *i.Notify)
+	}
+	for _, c := range []*Command{i.Plugin, i.PluginTool} {
+		if c != nil {
+			out = append(out, *c)
+		}
 	}
 	return out
 }
@@ -118,6 +128,19 @@ func Inspect(host string, o Options) (Installation, error) {
 			}
 		}
 	}
+	if l.plugin != "" {
+		in.Files = append(in.Files, l.plugin)
+		b, err := os.ReadFile(l.plugin)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			in.Errors = append(in.Errors, err.Error())
+		}
+		if strings.HasPrefix(string(b), pluginMarker) {
+			in.Plugin, in.PluginTool = pluginCommand(b, "MEMEX"), pluginCommand(b, "MEMEX_TOOL")
+		}
+		if in.Plugin == nil {
+			in.Missing = append(in.Missing, "plugin")
+		}
+	}
 	if l.toml {
 		in.Files = append(in.Files, l.server)
 		b, err := os.ReadFile(l.server)
@@ -152,6 +175,22 @@ func Inspect(host string, o Options) (Installation, error) {
 		}
 	}
 	return in, nil
+}
+
+// pluginCommand reads the command of `const NAME = [...]` in the plugin
+// install writes (OpenCodePlugin); nil when it is not there.
+func pluginCommand(src []byte, name string) *Command {
+	for _, line := range strings.Split(string(src), "\n") {
+		v, ok := strings.CutPrefix(line, "const "+name+" = ")
+		var argv []string
+		if !ok || json.Unmarshal([]byte(v), &argv) != nil {
+			continue
+		}
+		if c, ok := parseArgv(argv); ok {
+			return &c
+		}
+	}
+	return nil
 }
 
 // tomlArgv reads `key = VALUE` from the lines install writes: a basic

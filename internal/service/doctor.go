@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,7 +159,14 @@ func WriteDoctor(w io.Writer, rep DoctorReport) {
 		fmt.Fprintf(w, "hosts: memex is installed in none (memex install %s)\n", strings.Join(hosts.Names, "|"))
 	}
 	for _, h := range rep.Hosts {
-		fmt.Fprintf(w, "%s (%s scope): %d of %d hooks", h.Host, h.Scope, len(h.Hooks), len(h.Hooks)+len(h.Missing))
+		switch {
+		case h.Plugin != nil: // OpenCode's hooks are its plugin
+			fmt.Fprintf(w, "%s (%s scope): plugin", h.Host, h.Scope)
+		case slices.Contains(h.Missing, "plugin"):
+			fmt.Fprintf(w, "%s (%s scope): no plugin", h.Host, h.Scope)
+		default:
+			fmt.Fprintf(w, "%s (%s scope): %d of %d hooks", h.Host, h.Scope, len(h.Hooks), len(h.Hooks)+len(h.Missing))
+		}
 		if h.Server != nil {
 			fmt.Fprint(w, ", MCP server")
 		} else {
@@ -181,7 +189,7 @@ func WriteDoctor(w io.Writer, rep DoctorReport) {
 				outcome = "failed: " + h.LastHook.Error
 			}
 			fmt.Fprintf(w, "  last hook: %s at %s, %s\n", h.LastHook.Event, h.LastHook.At.Local().Format(time.DateTime), outcome)
-		} else if len(h.Hooks) > 0 {
+		} else if len(h.Hooks) > 0 || h.Plugin != nil {
 			fmt.Fprintln(w, "  last hook: none has run yet")
 		}
 	}

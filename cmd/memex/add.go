@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -29,6 +31,11 @@ An alias names one entry in its project: adding another entry under an alias alr
 used in the project moves the alias to the new entry (show ALIAS then gives the new
 one); the older entry keeps its ID, by which it can still be read. The same alias in
 two projects names one entry in each, and --project picks one.
+
+When the store stays busy past MEMEX_LOCK_TIMEOUT (a long import holds it), the entry
+is not lost: it is spooled under $MEMEX_HOME/spool (redacted as it would be stored) and
+its ID printed, and the next memex command that writes archives it under that ID
+(--json then says "spooled": true, with summary and tokens not derived yet).
 
 ` + redact.Rule,
 		Example: `  go test ./... 2>&1 | memex add --kind tool --tool bash --input "go test ./..." -
@@ -66,14 +73,43 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 		return err
 	}
 	defer in.Close()
-	req.Body = in
+	body := &countingReader{r: in}
+	req.Body = body
 	service.FillDefaults(&req.Entry)
 	got, err := ask(c.Context(), a.service, home.Options{}, api.Service.Add, req)
+	if errors.Is(err, memex.ErrBusy) && body.n == 0 {
+		// The store stayed busy (a long import holds it) before the body
+		// was read: spooled, it is not lost with a pipe's input.
+		spooled, n, serr := service.SpoolAdd(a.home, req)
+		if serr != nil {
+			return errors.Join(err, serr)
+		}
+		fmt.Fprintf(a.stderr, "memex: add: %s; spooled as %s, archived under it by the next memex command that writes\n", cli.Message(err), spooled.ID)
+		render.Replaced(a.stderr, spooled.Redacted)
+		if asJSON {
+			out := addedOf(spooled, nil)
+			out.Bytes, out.Spooled = n, true
+			return cli.WriteJSON(a.stdout, out)
+		}
+		return a.printAdded(spooled, false)
+	}
 	if err != nil {
 		return err
 	}
 	render.Replaced(a.stderr, got.Redacted)
 	return a.printAdded(got, asJSON)
+}
+
+// countingReader counts what was read of r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // printAdded prints a new entry's ID, or with asJSON what add --json
@@ -96,6 +132,10 @@ type added struct {
 	Bytes    int64    `json:"bytes"`
 	Exit     *int     `json:"exit,omitempty"`
 	Redacted int      `json:"redacted,omitempty"`
+	// Spooled: the store stayed busy and the entry waits in the spool
+	// for the next command that writes; its summary and tokens are
+	// derived then (here they are your --summary and 0).
+	Spooled bool `json:"spooled,omitempty"`
 }
 
 // checkAliases refuses, as a usage error, an --alias that the archive
@@ -110,5 +150,5 @@ func checkAliases(aliases ...string) error {
 }
 
 func addedOf(e memex.Entry, exit *int) added {
-	return added{e.ID, e.DisplaySummary(), e.Tokens, e.Bytes, exit, e.Redacted}
+	return added{ID: e.ID, Summary: e.DisplaySummary(), Tokens: e.Tokens, Bytes: e.Bytes, Exit: exit, Redacted: e.Redacted}
 }

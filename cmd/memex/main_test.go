@@ -232,16 +232,22 @@ func TestTokens(t *testing.T) {
 	}
 }
 
+// A writer that cannot spool what it writes (an import; an add spools,
+// see TestAddOnABusyStoreIsSpooled) fails on a busy store saying who
+// holds it.
 func TestBusyStoreFailsWithClearMessage(t *testing.T) {
 	home := t.TempDir()
+	in := filepath.Join(t.TempDir(), "a.jsonl")
+	if err := os.WriteFile(in, []byte(`{"content":"x"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	lk := flock.New(filepath.Join(home, "lock"))
 	if ok, err := lk.TryLock(); !ok || err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	cmd := exec.Command(memexBin, "--home", home, "add")
+	cmd := exec.Command(memexBin, "--home", home, "ingest", "jsonl", in)
 	cmd.Env = append(os.Environ(), "MEMEX_LOCK_TIMEOUT=50ms")
-	cmd.Stdin = strings.NewReader("x")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()

@@ -227,3 +227,34 @@ func exitCodeOf(ps *os.ProcessState, err error) int {
 	}
 	return 1
 }
+
+// SpoolAdd spools an add the store refused (it stayed busy) under dir,
+// as memex run spools its output: req's entry, given an ID of now unless
+// it has one, and its body through the write policy unless req.NoRedact.
+// The next memex process that writes archives it under that ID
+// (DrainSpool). It returns the entry as spooled and the body's size.
+func SpoolAdd(dir string, req api.AddRequest) (memex.Entry, int64, error) {
+	e := req.Entry
+	if e.ID.IsZero() {
+		now := time.Now()
+		e.ID, e.Created = memex.NewID(now), now
+	}
+	run, err := spool.StartRun(dir)
+	if err != nil {
+		return e, 0, err
+	}
+	toSpool, spooled := PolicyWriter(run, &e, !req.NoRedact)
+	n, err := io.Copy(toSpool, req.Body)
+	if serr := spooled(); err == nil {
+		err = serr
+	}
+	if err == nil {
+		err = run.Save(&e)
+	}
+	if err != nil {
+		run.Done()
+		return e, n, fmt.Errorf("add: spool: %w", err)
+	}
+	run.Close()
+	return e, n, nil
+}

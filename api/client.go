@@ -39,21 +39,26 @@ func Answered(err error) bool {
 	return errors.As(err, &me)
 }
 
-// Healthy reports whether the server answers /healthz within d, and the
-// version it says it runs ("" when its answer names none).
+// Healthy reports whether a memex server answers /healthz within d, and
+// the version it says it runs ("" when its answer names none). It asks
+// without the token and the key, which /healthz does not need: the
+// address may be a killed server's, and another process may listen there
+// now; only memex's answer ({"ok":true}) is taken for a memex server.
 func (c *Client) Healthy(ctx context.Context, d time.Duration) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	resp, err := c.Do(ctx, "GET", "/healthz", nil, nil, "")
+	bare := &Client{Base: c.Base, HTTP: c.HTTP}
+	resp, err := bare.Do(ctx, "GET", "/healthz", nil, nil, "")
 	if err != nil {
 		return "", false
 	}
 	defer resp.Body.Close()
 	var hz struct {
+		OK      bool   `json:"ok"`
 		Version string `json:"version"`
 	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&hz) != nil {
-		return "", true
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&hz) != nil || !hz.OK {
+		return "", false
 	}
 	return hz.Version, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/cli"
@@ -85,8 +86,12 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 	}
 	ran, err := service.Exec(a.home, &e, run)
 	if errors.Is(err, service.ErrNotStarted) {
-		fmt.Fprintf(a.stderr, "memex: run: %v\n", err)
-		return cli.Exit(ran.Exit)
+		err = fmt.Errorf("run: %w", err)
+		if errors.Is(err, fs.ErrNotExist) {
+			// No such command: not_found in --json.
+			err = &memex.Error{Kind: memex.ErrNotFound, What: err.Error(), Err: err}
+		}
+		return cli.ExitWith(ran.Exit, err)
 	}
 	if err != nil {
 		return err
@@ -103,8 +108,8 @@ func (a *app) runRun(c *cobra.Command, o runOptions, args []string) error {
 		e, err = ran.Archive(actx, svc, e)
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "memex: run: could not archive the output (spooled in %s, archived by the next memex command that writes): %v\n", ran.Spool.Path(), cli.Message(err))
-		return cli.Exit(code)
+		return cli.ExitWith(code, fmt.Errorf("run: could not archive the output (spooled in %s, archived by the next memex command that writes): %s",
+			ran.Spool.Path(), cli.Message(err)))
 	}
 	render.Replaced(a.stderr, e.Redacted)
 	if o.json {

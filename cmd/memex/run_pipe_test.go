@@ -80,3 +80,20 @@ func TestRunRefusesABadAliasBeforeRunning(t *testing.T) {
 		t.Errorf("spool holds %d files", len(entries))
 	}
 }
+
+// TestRunJSONErrors: with --json, a command that does not start is told
+// as the JSON error line on stderr (as every --json command's errors are),
+// and memex still exits 127, the shell's status for it.
+func TestRunJSONErrors(t *testing.T) {
+	home := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "no-such-command")
+	r := run(t, home, nil, "run", "--json", "--", missing)
+	var got struct{ Error, Code string }
+	if r.code != 127 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || json.Unmarshal([]byte(r.stderr), &got) != nil ||
+		!strings.Contains(got.Error, missing) || got.Code != "not_found" {
+		t.Errorf("run --json of a missing command: %+v", r)
+	}
+	if r := run(t, home, nil, "run", "--", missing); r.code != 127 || !strings.HasPrefix(r.stderr, "memex: run: ") || !strings.Contains(r.stderr, missing) {
+		t.Errorf("run of a missing command: %+v", r)
+	}
+}

@@ -29,14 +29,29 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// ExitStatus asks main to exit with a code without printing anything (the
+// ExitStatus asks main to exit with a code, printing Err as any error is
+// printed (a JSON line with --json), or nothing when Err is nil (the
 // command already said what it had to).
-type ExitStatus struct{ Code int }
+type ExitStatus struct {
+	Code int
+	Err  error
+}
 
-func (e *ExitStatus) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+func (e *ExitStatus) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+func (e *ExitStatus) Unwrap() error { return e.Err }
 
 // Exit is an ExitStatus of code.
 func Exit(code int) error { return &ExitStatus{Code: code} }
+
+// ExitWith is an ExitStatus of code that prints err (memex run: a command
+// that did not start, an output left spooled, with the command's status).
+func ExitWith(code int, err error) error { return &ExitStatus{Code: code, Err: err} }
 
 // JSONError is the error of a command run with --json: ExitCode prints it
 // as {"error": MESSAGE, "code": CODE} (and "hint" when it has one) on
@@ -56,6 +71,14 @@ func ExitCode(err error, stderr io.Writer) int {
 	}
 	var st *ExitStatus
 	if errors.As(err, &st) {
+		if st.Err != nil {
+			var je *JSONError
+			if errors.As(err, &je) {
+				printJSONError(st.Err, stderr)
+			} else {
+				fmt.Fprintf(stderr, "memex: %s\n", Message(st.Err))
+			}
+		}
 		return st.Code
 	}
 	var je *JSONError

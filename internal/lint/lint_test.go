@@ -80,7 +80,7 @@ var thirdParty = map[string][]string{
 	"go.etcd.io/bbolt":                       {"index"}, // bleve's root.bolt (index/tidy.go)
 	"github.com/go-chi/chi":                  {"api"},
 	"github.com/modelcontextprotocol/go-sdk": {"api"},
-	"modernc.org/sqlite":                     {"internal/service"},
+	"modernc.org/sqlite":                     {"internal/service", "eval"}, // eval: FTS5 beside memex and BM25 (eval/fts5.go)
 	"github.com/spf13/cobra":                 {"cmd/memex", "internal/cli"},
 	"github.com/gofrs/flock":                 {"internal/home", "internal/spool"},
 	"github.com/go-json-experiment/json":     {"internal/jsondec"},

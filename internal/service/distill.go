@@ -83,6 +83,12 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 	if err != nil {
 		return ingest.Report{}, memory.UpdateReport{}, err
 	}
+	cleared := false
+	defer func() {
+		if !cleared {
+			pending.done(ctx, false) // the marks stay for the next import
+		}
+	}()
 	for _, ref := range pending.left {
 		b.addRef(ref)
 	}
@@ -124,7 +130,8 @@ func ingestThenDistill(ctx context.Context, s *archive.Store, opts ingest.Option
 	if b.err != nil {
 		return rep, b.rep, b.err
 	}
-	return rep, b.rep, pending.clear(ctx)
+	cleared = true
+	return rep, b.rep, pending.done(ctx, true)
 }
 
 // pendingPrefix begins the names of the store's state (archive.SetState)
@@ -139,22 +146,48 @@ type pendingMarks struct {
 	left []memex.SessionRef
 
 	mu    sync.Mutex
-	names map[string]bool // left and set
+	names map[string]bool // left and set, each held in liveMarks
 	err   error           // the first mark that failed
 }
 
+// liveMarks counts, per store, the imports of this process that hold each
+// mark (found or set): a mark held by an import still running is not a
+// left-over for another (two POST /v1/ingest at once), which would distil
+// that session and remove its mark while the first import may still add
+// to it and then stop before distilling.
+var liveMarks = struct {
+	sync.Mutex
+	n map[*archive.Store]map[string]int
+}{n: map[*archive.Store]map[string]int{}}
+
+// hold counts name as held by one more import of s; liveMarks is locked.
+func hold(s *archive.Store, name string) {
+	m := liveMarks.n[s]
+	if m == nil {
+		m = map[string]int{}
+		liveMarks.n[s] = m
+	}
+	m[name]++
+}
+
 func newPendingMarks(ctx context.Context, s *archive.Store) (*pendingMarks, error) {
+	liveMarks.Lock()
+	defer liveMarks.Unlock()
 	names, err := s.StateNames(ctx, pendingPrefix)
 	if err != nil {
 		return nil, err
 	}
 	p := &pendingMarks{s: s, names: map[string]bool{}}
 	for _, n := range names {
+		if liveMarks.n[s][n] > 0 {
+			continue // another import's, running
+		}
 		var ref memex.SessionRef
 		if json.Unmarshal([]byte(strings.TrimPrefix(n, pendingPrefix)), &ref) == nil && ref.Session != "" {
 			p.left = append(p.left, ref)
 		}
 		p.names[n] = true
+		hold(s, n)
 	}
 	return p, nil
 }
@@ -172,19 +205,36 @@ func (p *pendingMarks) mark(ctx context.Context, ref memex.SessionRef) {
 		return
 	}
 	p.names[name] = true
+	liveMarks.Lock()
+	defer liveMarks.Unlock()
+	hold(p.s, name)
 	// Without a sync of its own: it is durable once the session's first
 	// entry, added after it, is.
 	p.err = p.s.SetStateSoon(ctx, name, nil)
 }
 
-// clear removes every mark the import found or set.
-func (p *pendingMarks) clear(ctx context.Context) error {
+// done lets go of the import's marks; with clear (the import distilled
+// its sessions) it removes those no other running import holds.
+func (p *pendingMarks) done(ctx context.Context, clear bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := make([]string, 0, len(p.names))
+	liveMarks.Lock()
+	defer liveMarks.Unlock()
+	m := liveMarks.n[p.s]
+	var names []string
 	for n := range p.names {
-		names = append(names, n)
+		if m[n]--; m[n] > 0 {
+			continue
+		}
+		delete(m, n)
+		if clear {
+			names = append(names, n)
+		}
 	}
+	if len(m) == 0 {
+		delete(liveMarks.n, p.s)
+	}
+	p.names = nil
 	return p.s.DeleteStates(ctx, names)
 }
 

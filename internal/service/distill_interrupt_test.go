@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memex-archive/memex"
@@ -113,5 +114,66 @@ func TestInterruptedIngestSaysWhatIsKept(t *testing.T) {
 	want := "ingest: interrupted after 2 files: the 6 entries archived are kept; the same command again goes on from there"
 	if !errors.Is(err, context.Canceled) || err == nil || err.Error() != want {
 		t.Fatalf("interrupted import: %v, want %q", err, want)
+	}
+}
+
+// TestConcurrentImportLeavesAnotherImportsMarks: an import that starts
+// while another runs in the same process (two POST /v1/ingest) must not
+// take the other's marks for left-overs: the other may add to those
+// sessions after this one distilled them, and then stop before it
+// distils. Here the first import's session spans its two files; the
+// second import runs between them; the first is stopped after its second
+// file. The next import must still distil that session whole.
+func TestConcurrentImportLeavesAnotherImportsMarks(t *testing.T) {
+	dir, refs := writeLessonSessions(t, 2)
+	// Split s1 in two files: the failure, then the fix and the pass.
+	b, err := os.ReadFile(filepath.Join(dir, "s1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	one, two := filepath.Join(t.TempDir(), "s1a.jsonl"), filepath.Join(t.TempDir(), "s1b.jsonl")
+	if err := os.WriteFile(one, []byte(lines[0]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(two, []byte(lines[1]+lines[2]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "s2.jsonl")
+
+	s, err := archive.Open(t.TempDir(), &archive.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	files := 0
+	_, _, err = ingestThenDistill(ctx, s, ingest.Options{Format: ingest.JSONL, Paths: []string{one, two}, Policy: Policy,
+		Progress: func(p ingest.Progress) {
+			if p.Files <= files {
+				return
+			}
+			switch files = p.Files; files {
+			case 1:
+				if _, _, err := ingestThenDistill(context.Background(), s, ingest.Options{Format: ingest.JSONL, Paths: []string{other}, Policy: Policy}, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			case 2:
+				cancel()
+			}
+		}}, nil, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first import: %v", err)
+	}
+	if _, _, err := ingestThenDistill(context.Background(), s, ingest.Options{Format: ingest.JSONL, Paths: []string{one, two, other}, Policy: Policy}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := memory.Update(context.Background(), s, refs, memory.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Added != 0 || again.Lessons != 2 {
+		t.Fatalf("after the next import, distilling both sessions again: %+v; want 2 lessons, none added", again)
 	}
 }

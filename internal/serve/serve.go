@@ -97,6 +97,9 @@ func Run(ctx context.Context, h *home.Home, o Options) error {
 			Options: o.Service, Logger: o.Logger})
 	}()
 	fmt.Fprintf(stderr, "memex: serving %s on http://%s (HTTP /v1, MCP /mcp, viewer /)\n", h.Dir, addr)
+	if note := listening(ln.Addr()); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	if o.Ready != nil {
 		o.Ready(addr)
 	}
@@ -147,6 +150,17 @@ func newServer(h *home.Home, o Options, stderr io.Writer) (server, string, strin
 		return server{}, "", "", err
 	}
 	return server{srv, svc}, tokenPath, key, nil
+}
+
+// listening says, of a server listening on every interface, that it
+// does: the address it prints (and writes in serve.addr) is the loopback
+// one to dial, which alone would hide that other machines reach it too.
+func listening(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return ""
+	}
+	return fmt.Sprintf("memex: listening on every interface (%s): other machines reach it with the bearer token, under a Host name given with --allow-host", a)
 }
 
 // CheckAddr checks an address to listen on before anything is created:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -134,5 +135,24 @@ func TestEvalRunsOfEmptyAndMissingFolders(t *testing.T) {
 	runs, err := EvalRuns{d, d, filepath.Join(d, "missing")}.EvalRuns(context.Background())
 	if err != nil || len(runs) != 0 {
 		t.Fatalf("eval runs: %+v, %v", runs, err)
+	}
+}
+
+// A server listening on every interface says so: the address it prints is
+// the loopback one to dial.
+func TestListeningOnEveryInterfaceIsSaid(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 7077}, "listening on every interface (0.0.0.0:7077)"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 7077}, "listening on every interface ([::]:7077)"},
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7077}, ""},
+		{&net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 7077}, ""},
+	} {
+		got := listening(c.addr)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("listening(%v) = %q, want %q", c.addr, got, c.want)
+		}
 	}
 }

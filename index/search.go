@@ -894,7 +894,10 @@ func snippetOf(content []byte, terms []string) string {
 }
 
 // cutAround returns up to snippetMax bytes of line around offset at, at
-// rune boundaries, trimmed of surrounding space.
+// rune boundaries, trimmed of surrounding space. A cut falls between words
+// where the window holds a space to cut at (before at, after it): a word
+// cut in two, an ID above all, reads as another (the reader copies IDs
+// from snippets).
 func cutAround(line []byte, at int) string {
 	if len(line) > snippetMax {
 		from := at - snippetMax/4
@@ -906,6 +909,16 @@ func cutAround(line []byte, at int) string {
 			to = len(line)
 			from = to - snippetMax
 		}
+		if from > 0 && !isSpace(line[from-1]) {
+			if k := bytes.IndexAny(line[from:max(at, from)], " \t"); k >= 0 {
+				from += k + 1
+			}
+		}
+		if to < len(line) && !isSpace(line[to]) {
+			if k := bytes.LastIndexAny(line[max(at, from):to], " \t"); k > 0 {
+				to = max(at, from) + k
+			}
+		}
 		for from > 0 && !isRuneStart(line[from]) {
 			from++
 		}
@@ -916,6 +929,8 @@ func cutAround(line []byte, at int) string {
 	}
 	return string(bytes.TrimSpace(line))
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
 func lowerASCII(dst, src []byte) []byte {
 	for _, c := range src {

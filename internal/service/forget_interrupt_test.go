@@ -104,3 +104,32 @@ func TestForgetAgainFinishesAnInterruptedOne(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyReportsAnUnfinishedForget: until a search or a forget
+// finishes it, memex verify says a forget was interrupted.
+func TestVerifyReportsAnUnfinishedForget(t *testing.T) {
+	h, _, _ := interruptedForget(t, "p", []string{"zebrafishlinker one", "kept"}, 1, 1)
+	res, err := Maintainer{Home: h}.Verify(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range res.Files {
+		found = found || strings.Contains(p.Message, "a forget of 1 entry was interrupted")
+	}
+	if !found {
+		t.Fatalf("verify: %+v", res)
+	}
+	if _, err := (Searcher{Store: h.Store, Index: h.Index}).Search(context.Background(), api.Query{Text: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Maintainer{Home: h}.Verify(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Files {
+		if strings.Contains(p.Message, "forget") {
+			t.Fatalf("verify after the search finished it: %+v", p)
+		}
+	}
+}

@@ -253,6 +253,14 @@ func verifyHome(ctx context.Context, s *archive.Store, openIndex func() (*index.
 		msg := fmt.Sprintf("repaired %s: %s", l.At.Local().Format("2006-01-02 15:04"), l.Sentence())
 		res.Notes = append(res.Notes, api.Problem{Path: filepath.Join(dir, home.StoreDir, l.Log), Message: msg})
 	}
+	if j, err := readForgetJournal(ctx, s); err != nil || len(j.IDs) > 0 {
+		msg := fmt.Sprintf("a forget of %s was interrupted: the next memex forget or search finishes it (memex forget again says what stops it)",
+			summarize.Plural(len(j.IDs), "entry"))
+		if err != nil {
+			msg = err.Error() + ": memex forget again clears it"
+		}
+		res.Files = append(res.Files, api.Problem{Path: filepath.Join(dir, home.StoreDir), Message: msg})
+	}
 	ixp, err := indexProblems(ctx, s, openIndex, dir)
 	res.Files = append(res.Files, ixp...)
 	return res, err

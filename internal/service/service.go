@@ -133,7 +133,11 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 		return api.SearchResult{}, err
 	}
 	if !x.AsIs {
-		if _, err := finishForget(ctx, x.Store, ix); err != nil {
+		// A forget that cannot be finished (a record it cannot delete)
+		// must not stop every search: the journal stays, memex verify
+		// reports it and memex forget retries it, saying why; search
+		// meanwhile drops the rows whose entries are gone.
+		if _, err := finishForget(ctx, x.Store, ix); err != nil && ctx.Err() != nil {
 			return api.SearchResult{}, err
 		}
 		var progress func(done, total int)

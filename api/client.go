@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +46,10 @@ func Answered(err error) bool {
 // without the token and the key, which /healthz does not need: the
 // address may be a killed server's, and another process may listen there
 // now; only memex's answer ({"ok":true}) is taken for a memex server.
+// A Client that holds its home's key takes only the server of that key:
+// one whose "id" is not KeyID(Key) is another home's server, that took
+// the address since (an answer without an id, an older server's, is
+// taken).
 func (c *Client) Healthy(ctx context.Context, d time.Duration) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -56,11 +62,22 @@ func (c *Client) Healthy(ctx context.Context, d time.Duration) (string, bool) {
 	var hz struct {
 		OK      bool   `json:"ok"`
 		Version string `json:"version"`
+		ID      string `json:"id"`
 	}
 	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&hz) != nil || !hz.OK {
 		return "", false
 	}
+	if c.Key != "" && hz.ID != "" && hz.ID != KeyID(c.Key) {
+		return "", false
+	}
 	return hz.Version, true
+}
+
+// KeyID names the server that holds key without telling the key: what
+// /healthz answers as "id", which a client compares with its own key's.
+func KeyID(key string) string {
+	sum := sha256.Sum256([]byte("memex serve id\x00" + key))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Do sends a request; a non-2xx answer is returned as a *memex.Error. The

@@ -9,7 +9,7 @@
 //
 // # HTTP
 //
-//	GET  /healthz                       {"ok":true}; never needs the token
+//	GET  /healthz                       {"ok":true,"version":V,"id":I}; never needs the token (id: KeyID of the server's key)
 //	POST /v1/entries                    add: raw body + metadata in the query
 //	                                    (project session agent kind tool input
 //	                                    summary alias... attr=K=V... exit created

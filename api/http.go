@@ -32,7 +32,15 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody("method_not_allowed", r.Method+" "+r.URL.Path+" is not allowed"))
 	})
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.opts.Version})
+		// "id" names the server by its key (KeyID): a client of another
+		// home, whose serve.addr a killed server left naming an address
+		// this one now listens on, learns that it is not its server
+		// (Client.Healthy).
+		hz := map[string]any{"ok": true, "version": s.opts.Version}
+		if s.opts.Key != "" {
+			hz["id"] = KeyID(s.opts.Key)
+		}
+		writeJSON(w, http.StatusOK, hz)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)

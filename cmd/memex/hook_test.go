@@ -419,3 +419,31 @@ func TestHookAfterImportThroughServer(t *testing.T) {
 		t.Fatalf("%d tool entries for one call", tools)
 	}
 }
+
+// TestStaleServeAddrOfAnotherHome: a home whose server was killed keeps
+// its serve.addr; when another home's server has taken that address
+// since, the first home's hooks and commands archive in their own store,
+// not in the other's.
+func TestStaleServeAddrOfAnotherHome(t *testing.T) {
+	mine, other := t.TempDir(), t.TempDir()
+	startServe(t, other)
+	if r := run(t, mine, []byte("seed\n"), "add"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	addr, err := os.ReadFile(filepath.Join(other, "serve.addr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(mine, "serve.addr"), string(addr))
+	writeFile(t, filepath.Join(mine, "serve.key"), "the key of a server killed long ago\n")
+	hookRun(t, mine, "PostToolUse", map[string]any{"hook_event_name": "PostToolUse", "session_id": "mine",
+		"cwd": mine, "tool_name": "Bash", "tool_input": map[string]string{"command": "make"}, "tool_use_id": "toolu_mine",
+		"tool_response": map[string]any{"stdout": "built\n", "stderr": ""}})
+	if r := run(t, other, nil, "sessions", "--json"); strings.Contains(r.stdout, `"mine"`) {
+		t.Fatalf("the call went to the other home's server: %s", r.stdout)
+	}
+	os.Remove(filepath.Join(mine, "serve.addr"))
+	if r := run(t, mine, nil, "show", "toolu_mine"); r.stdout != "built\n" {
+		t.Fatalf("the call is not in its own home: %+v", r)
+	}
+}

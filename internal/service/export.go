@@ -2,9 +2,11 @@ package service
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/memory"
 )
 
@@ -68,6 +70,12 @@ func (x Export) Write(given string, res memory.ProceduresResult) (string, bool, 
 	path, err := x.File(given)
 	if err != nil {
 		return "", false, err
+	}
+	if res.Sessions == 0 {
+		// A project memex has seen no run of (a name mistyped): its
+		// export would replace a good file with an empty one.
+		return path, false, fmt.Errorf("export: %w", memex.Errorf(memex.ErrNotFound,
+			"project %q: no run archived to learn procedures from (memex sessions lists the projects): %s left as it was", res.Project, path))
 	}
 	wrote, err := memory.WriteExport(path, func(old []byte) []byte { return x.Render(old, res) })
 	return path, wrote, err

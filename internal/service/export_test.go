@@ -1,11 +1,13 @@
 package service
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/internal/testutil"
 	"github.com/memex-archive/memex/memory"
 )
@@ -42,7 +44,7 @@ func TestExportFilesOutsideRepository(t *testing.T) {
 
 func TestExportAgentsMDKeepsTheRestAndIsStable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "AGENTS.md")
-	res := memory.ProceduresResult{Project: "p"}
+	res := memory.ProceduresResult{Project: "p", Sessions: 1}
 	if data, err := AgentsMD.Content(path, res); err != nil || !strings.Contains(string(data), "memex:procedures begin") {
 		t.Fatalf("agents-md of a missing file: %q %v", data, err)
 	}
@@ -71,5 +73,34 @@ func TestExportAgentsMDKeepsTheRestAndIsStable(t *testing.T) {
 	}
 	if _, wrote, err := Skill.Write(dir, res); err != nil || wrote {
 		t.Fatalf("skill export again: wrote %v %v", wrote, err)
+	}
+}
+
+// TestExportOfAProjectWithoutSessions: a project memex has seen no run of
+// (a mistyped --project) exports nothing: the file it names is left as it
+// was, and the error says why.
+func TestExportOfAProjectWithoutSessions(t *testing.T) {
+	dir := t.TempDir()
+	skill := filepath.Join(dir, memory.SkillName, "SKILL.md")
+	good := memory.ProceduresResult{Project: "p", Sessions: 3}
+	if _, _, err := Skill.Write(dir, good); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(skill)
+	agents := filepath.Join(dir, "AGENTS.md")
+	os.WriteFile(agents, []byte("keep me\n"), 0o644)
+	for _, c := range []struct {
+		x     Export
+		given string
+		file  string
+		want  []byte
+	}{{Skill, dir, skill, before}, {AgentsMD, agents, agents, []byte("keep me\n")}} {
+		_, wrote, err := c.x.Write(c.given, memory.ProceduresResult{Project: "nope"})
+		if wrote || !errors.Is(err, memex.ErrNotFound) || !strings.Contains(err.Error(), `project "nope": no run archived`) {
+			t.Errorf("export of an unknown project to %s: wrote %v, %v", c.file, wrote, err)
+		}
+		if b, _ := os.ReadFile(c.file); string(b) != string(c.want) {
+			t.Errorf("%s changed: %q", c.file, b)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -82,8 +83,8 @@ func (r Ran) Archive(ctx context.Context, svc api.Service, e memex.Entry) (memex
 	return got, nil
 }
 
-// ErrNotStarted is a command that could not be started (not found, not
-// executable): the shell's status 127.
+// ErrNotStarted is a command that could not be started: the shell's
+// status 127 when it is not found, 126 when it is not executable.
 var ErrNotStarted = errors.New("command not started")
 
 // notStarted is ErrNotStarted with the reason its command gave.
@@ -126,7 +127,11 @@ func Exec(dir string, e *memex.Entry, c Command) (Ran, error) {
 		pr.Close()
 		pw.Close()
 		run.Done()
-		return Ran{Exit: 127}, notStarted{err}
+		code := 127 // not found
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOEXEC) {
+			code = 126 // found, but not executable
+		}
+		return Ran{Exit: code}, notStarted{err}
 	}
 	pw.Close()
 	stopForwarding := forwardSignals(cmd.Process)

@@ -210,3 +210,20 @@ func TestExecLiveReaderGone(t *testing.T) {
 		t.Errorf("exit %d, %d bytes archived (%.20q): want 141 and what yes printed", ran.Exit, len(body), body)
 	}
 }
+
+// A command that exists but cannot be executed exits 126, one that does
+// not exist 127, as the shell says.
+func TestExecNotStartedStatus(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "not-executable")
+	if err := os.WriteFile(plain, []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{plain: 126, filepath.Join(dir, "missing"): 127} {
+		e := memex.Entry{ID: memex.NewID(time.Now())}
+		ran, err := Exec(t.TempDir(), &e, Command{Args: []string{path}})
+		if !errors.Is(err, ErrNotStarted) || ran.Exit != want {
+			t.Errorf("%s: exit %d, %v; want %d, not started", filepath.Base(path), ran.Exit, err, want)
+		}
+	}
+}

@@ -16,9 +16,9 @@ func (a *app) mcpCommand() *cobra.Command {
 		Short: "Serve the memex MCP tools over stdio (for hosts that spawn MCP servers)",
 		Long: `Serve memex_search, memex_read, memex_compress and memex_context over stdio (MCP,
 newline-delimited JSON-RPC). The store is opened for each tool call and released after
-it, so hooks and other memex commands are never locked out while an agent runs. When
-memex serve is running (at start), the calls are forwarded to it; once it stops, they are
-served from the store again.
+it, so hooks and other memex commands are never locked out while an agent runs. While
+memex serve runs, whether it started before memex mcp or after it, the calls are
+forwarded to it; once it stops, they are served from the store again.
 
 The live session (the default of memex_compress and memex_context) comes from
 $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
@@ -42,7 +42,7 @@ $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID or $MEMEX_SESSION.`,
 
 // toolServer is an api.Server over the store opened per call, so that a
 // long-lived MCP server never holds the store; a call waits up to
-// cli.LockTimeout() for the lock, and while a server runs is memex.ErrBusy.
+// cli.LockTimeout() for the lock, and while a server runs goes to it.
 func (a *app) toolServer() (*api.Server, error) {
 	l := service.LockedHome(a.home, cli.LockTimeout(), "memex mcp", a.serviceOptions())
 	return api.New(api.Options{Service: l, Memory: l, Session: service.LiveSession, Agent: hosts.LiveAgent(os.Getenv),

@@ -71,16 +71,22 @@ func SessionNames(ctx context.Context, dir string) []string {
 
 // LockedHome is the Locked Service (and Memory) over the home at dir,
 // with o: each call opens the home (shared unless it writes; OpenHome, so
-// that it reads what the spool held), waiting up to wait for its lock, which names purpose (the command: "memex mcp") as
-// its holder. While a server runs, the server owns the store and a call
-// is memex.ErrBusy, saying to talk to the server instead.
+// that it reads what the spool held), waiting up to wait for its lock,
+// which names purpose (the command: "memex mcp") as its holder. While a
+// server runs (started before the call or after this process), it owns
+// the store and the call goes to it.
 func LockedHome(dir string, wait time.Duration, purpose string, o Options) Locked {
 	open := func(ctx context.Context, write bool) (*home.Home, error) {
 		if addr, _, ok := Running(ctx, dir); ok {
-			return nil, fmt.Errorf("the memex server at %s owns the store: point the host at http://%s/mcp instead of %s: %w",
+			// Started between Remote's look and this one.
+			return nil, fmt.Errorf("the memex server at %s owns the store: try again, or point the host at http://%s/mcp instead of %s: %w",
 				addr, addr, purpose, memex.ErrBusy)
 		}
 		return OpenHome(ctx, dir, home.Options{Shared: !write, Wait: wait, Logger: o.Logger, Purpose: purpose}, o)
 	}
-	return Locked{Open: open, Options: o}
+	remote := func(ctx context.Context) (*api.Client, bool) {
+		_, c, ok := Running(ctx, dir)
+		return c, ok
+	}
+	return Locked{Open: open, Remote: remote, Options: o}
 }

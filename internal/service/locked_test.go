@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,8 +15,8 @@ import (
 )
 
 // LockedHome holds the store only for a call; once a server is running
-// (serve.addr names one that answers), the server owns the store and a
-// call is busy, naming the server.
+// (serve.addr names one that answers), even one started after it, the
+// server owns the store and a call goes to it.
 func TestLockedHome(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -39,9 +38,10 @@ func TestLockedHome(t *testing.T) {
 		t.Fatal("a server runs in a home without serve.addr")
 	}
 
-	sh := open(t, t.TempDir(), true)
+	// A server starts on the home and holds its store.
+	sh := open(t, dir, true)
 	t.Cleanup(func() { sh.Close() })
-	srv, err := api.New(api.Options{Service: service.New(sh, service.Options{})})
+	srv, err := api.New(api.Options{Service: service.New(sh, service.Options{}), Memory: service.NewMemory(sh, service.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +54,19 @@ func TestLockedHome(t *testing.T) {
 	if got, c, ok := service.Running(ctx, dir); !ok || got != addr || c.Base != ts.URL {
 		t.Fatalf("Running = %q, %+v, %v; want %s", got, c, ok, addr)
 	}
-	_, err = l.Entry(ctx, e.ID.String(), "")
-	if !errors.Is(err, memex.ErrBusy) || !strings.Contains(err.Error(), "http://"+addr+"/mcp instead of memex mcp") {
-		t.Fatalf("a call while a server runs: %v", err)
+	// Reads and writes go to it, not to the store it holds.
+	if got, err := l.Entry(ctx, e.ID.String(), ""); err != nil || got.ID != e.ID {
+		t.Fatalf("entry through the server: %+v, %v", got, err)
+	}
+	e2, err := l.Add(ctx, api.AddRequest{Entry: memex.Entry{Project: "p", Session: "s", Agent: "cli", Kind: memex.KindNote}, Body: strings.NewReader("a second note\n")})
+	if err != nil {
+		t.Fatalf("add through the server: %v", err)
+	}
+	if got, err := sh.Store.Get(ctx, e2.ID); err != nil || got.ID != e2.ID {
+		t.Fatalf("the server's store does not hold the add: %+v, %v", got, err)
+	}
+	if _, err := l.Lessons(ctx, api.LessonsRequest{Project: "p"}); err != nil {
+		t.Fatalf("memory through the server: %v", err)
 	}
 }
 

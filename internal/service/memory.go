@@ -130,30 +130,33 @@ var _ api.Memory = Locked{}
 
 // withMemory runs fn on the Memory over the home opened for this call
 // (for writing when write is set), as with does on the Service.
-func withMemory[T any](ctx context.Context, l Locked, write bool, fn func(Memory) (T, error)) (T, error) {
+func withMemory[T any](ctx context.Context, l Locked, write bool, fn func(api.Memory) (T, error)) (T, error) {
+	if c, ok := l.remote(ctx); ok {
+		return fn(c)
+	}
 	return onHome(ctx, l, write, func(h *home.Home) (T, error) { return fn(NewMemory(h, l.Options)) })
 }
 
 func (l Locked) Handoff(ctx context.Context, req api.HandoffRequest) (memory.Capsule, error) {
-	return withMemory(ctx, l, false, func(m Memory) (memory.Capsule, error) { return m.Handoff(ctx, req) })
+	return withMemory(ctx, l, false, func(m api.Memory) (memory.Capsule, error) { return m.Handoff(ctx, req) })
 }
 
 func (l Locked) Stale(ctx context.Context, req api.StaleRequest) (memory.StaleResult, error) {
-	return withMemory(ctx, l, false, func(m Memory) (memory.StaleResult, error) { return m.Stale(ctx, req) })
+	return withMemory(ctx, l, false, func(m api.Memory) (memory.StaleResult, error) { return m.Stale(ctx, req) })
 }
 
 func (l Locked) Procedures(ctx context.Context, req api.ProceduresRequest) (memory.ProceduresResult, error) {
-	return withMemory(ctx, l, false, func(m Memory) (memory.ProceduresResult, error) { return m.Procedures(ctx, req) })
+	return withMemory(ctx, l, false, func(m api.Memory) (memory.ProceduresResult, error) { return m.Procedures(ctx, req) })
 }
 
 func (l Locked) Hint(ctx context.Context, req api.HintRequest) (string, error) {
-	return withMemory(ctx, l, false, func(m Memory) (string, error) { return m.Hint(ctx, req) })
+	return withMemory(ctx, l, false, func(m api.Memory) (string, error) { return m.Hint(ctx, req) })
 }
 
 func (l Locked) Lessons(ctx context.Context, req api.LessonsRequest) ([]memory.LessonItem, error) {
-	return withMemory(ctx, l, false, func(m Memory) ([]memory.LessonItem, error) { return m.Lessons(ctx, req) })
+	return withMemory(ctx, l, false, func(m api.Memory) ([]memory.LessonItem, error) { return m.Lessons(ctx, req) })
 }
 
 func (l Locked) Distill(ctx context.Context, req api.DistillRequest) (memory.UpdateReport, error) {
-	return withMemory(ctx, l, true, func(m Memory) (memory.UpdateReport, error) { return m.Distill(ctx, req) })
+	return withMemory(ctx, l, true, func(m api.Memory) (memory.UpdateReport, error) { return m.Distill(ctx, req) })
 }

@@ -299,15 +299,31 @@ func StatsOf(st archive.Stats) api.Stats {
 // returning: a long-lived server (memex mcp over stdio) then never holds
 // the store between calls. Bodies are read whole before the release.
 type Locked struct {
-	Open    func(ctx context.Context, write bool) (*home.Home, error)
+	Open func(ctx context.Context, write bool) (*home.Home, error)
+	// Remote, when set, gives the Client of the server that owns the
+	// store now, if one runs: a call goes to it instead of opening the
+	// home (a memex mcp started before memex serve).
+	Remote  func(ctx context.Context) (*api.Client, bool)
 	Options Options
 }
 
 var _ api.Service = Locked{}
 
-// with runs fn on the Service over the home opened for this call.
+// with runs fn on the running server's Client (Remote), else on the
+// Service over the home opened for this call.
 func with[T any](ctx context.Context, l Locked, write bool, fn func(api.Service) (T, error)) (T, error) {
+	if c, ok := l.remote(ctx); ok {
+		return fn(c)
+	}
 	return onHome(ctx, l, write, func(h *home.Home) (T, error) { return fn(New(h, l.Options)) })
+}
+
+// remote is the Client of the server that owns the store, if one runs.
+func (l Locked) remote(ctx context.Context) (*api.Client, bool) {
+	if l.Remote == nil {
+		return nil, false
+	}
+	return l.Remote(ctx)
 }
 
 // onHome opens the home for one call (for writing when write is set),

@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 }
 
 // reindexChild rebuilds the index of the home in dir, printing a line
-// after each chunk ("done total"), until done or killed.
+// after each chunk ("done total") and then waiting for a byte on stdin
+// before it goes on, until done or killed: the parent kills it while it
+// waits, at a point the kill cannot miss, whatever the machine's load.
 func reindexChild(dir string) {
 	s, err := archive.Open(filepath.Join(dir, "store"), nil)
 	if err != nil {
@@ -38,7 +40,11 @@ func reindexChild(dir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	_, err = Reindex(ctx, s, ix, func(done, total int) { fmt.Printf("%d %d\n", done, total) })
+	var b [1]byte
+	_, err = Reindex(ctx, s, ix, func(done, total int) {
+		fmt.Printf("%d %d\n", done, total)
+		os.Stdin.Read(b[:])
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(4)
@@ -83,7 +89,7 @@ func bulkHome(t *testing.T, dir string, n int) []memex.ID {
 }
 
 // TestReindexKilledIsFinishedByTheNextProcess kills a reindex after each
-// of its chunks (the last time when it has indexed everything and is merging):
+// of its chunks (the last time when it has indexed everything, before it merges):
 // the index was left partial, with no marker to say what was missing, so
 // search silently missed entries. Now verify's coverage check sees the gap
 // and the next catch-up finishes the rebuild: every entry searchable.
@@ -104,6 +110,10 @@ func TestReindexKilledIsFinishedByTheNextProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		goOn, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -114,10 +124,13 @@ func TestReindexKilledIsFinishedByTheNextProcess(t *testing.T) {
 				t.Fatalf("round %d: the reindex finished before it was killed", killAfter)
 			}
 			if lines++; lines == killAfter {
+				// It waits for the byte it will not get.
 				cmd.Process.Signal(syscall.SIGKILL)
 				break
 			}
+			goOn.Write([]byte{1})
 		}
+		goOn.Close()
 		cmd.Wait()
 		if lines < killAfter {
 			t.Fatalf("round %d: reindex stopped after %d lines: %s", killAfter, lines, stderr.String())

@@ -104,6 +104,15 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 	case req.Session != "":
 		ref := memex.SessionRef{Session: req.Session, Project: req.Project, Agent: req.Agent}
 		err = s.Session(ctx, ref, func(e memex.Entry) error { ids = append(ids, e.ID); return nil })
+		if errors.Is(err, memex.ErrNotFound) {
+			// Other commands take the first characters of a name (memex
+			// sessions shows a UUID so); forget, which cannot be undone,
+			// takes the whole name, and says which it would be.
+			if full, rerr := s.ResolveSession(ctx, ref); rerr == nil && full.Session != ref.Session {
+				return nil, fmt.Errorf("forget: %w", memex.Errorf(memex.ErrNotFound, "no session named %q", ref.Session).
+					WithHint(fmt.Sprintf("forget takes a session's whole name: memex forget --session %s", full.Session)))
+			}
+		}
 	case req.Project != "":
 		err = s.Scan(ctx, time.Time{}, time.Time{}, func(e memex.Entry) error {
 			if e.Project == req.Project {

@@ -60,6 +60,7 @@ func Run(t *testing.T, new Factory) {
 		{"ForgetCountsThenForgets", testForget},
 		{"ForgetUnknownSession", testForgetUnknown},
 		{"ForgetOneAgentsSession", testForgetAgent},
+		{"ForgetTakesWholeSessionNames", testForgetPrefix},
 		{"ForgetIDsAndASessionIsInvalid", testForgetAmbiguous},
 		{"Verify", testVerify},
 		{"Reindex", testReindex},
@@ -488,6 +489,19 @@ func testForgetAgent(t *testing.T, s api.Service) {
 	}
 	if _, err := s.Entry(ctx, claude.ID.String(), ""); err != nil {
 		t.Fatalf("claude's entry after forget: %v", err)
+	}
+}
+
+// Forget, which cannot be undone, takes a session's whole name: the
+// first characters other commands take are refused, naming the session
+// they would be, and nothing is forgotten.
+func testForgetPrefix(t *testing.T, s api.Service) {
+	ctx := context.Background()
+	e := add(t, s, memex.Entry{Project: "p", Session: "fe869ecb-c176-478f-9734-7e4b8ef12cff", Agent: "claude-code", Kind: memex.KindNote}, "kept\n")
+	_, err := s.Forget(ctx, api.ForgetRequest{Session: "fe869ecb"})
+	wantKind(t, err, memex.ErrNotFound, "memex forget --session fe869ecb-c176-478f-9734-7e4b8ef12cff")
+	if _, err := s.Entry(ctx, e.ID.String(), ""); err != nil {
+		t.Fatalf("the entry after a refused forget: %v", err)
 	}
 }
 

@@ -18,13 +18,15 @@ type Drainer struct {
 	Archived func(ctx context.Context, e memex.Entry) (bool, error)
 	// Add archives a spooled entry with its body as it is: it went
 	// through the write policy when it was spooled (or was asked to be
-	// kept as it is). Its error stops the drain, the item kept.
+	// kept as it is). Its error stops the drain, the item kept, unless
+	// it is memex.ErrInvalid (the archive refuses the item itself): that
+	// item is then kept as .bad, logged, and the drain goes on.
 	Add func(ctx context.Context, e memex.Entry, body io.Reader) error
 	// Ingest imports a spooled transcript; its error is logged and the
 	// item dropped (the next import of the host's transcripts reads it).
 	Ingest func(ctx context.Context, format, path string) error
-	// Log is told of an item that could not be read (kept as .bad) or
-	// imported; nil logs nothing.
+	// Log is told of an item that could not be read or was refused
+	// (kept as .bad) or could not be imported; nil logs nothing.
 	Log func(path string, err error)
 	// Sync, when set, makes the work done so far durable: the items are
 	// then removed after a Sync, not one by one after each Add (for a
@@ -71,7 +73,10 @@ func Drain(ctx context.Context, dir string, d Drainer) error {
 			if err := durable(); err != nil {
 				return err
 			}
-			if err := drainRun(ctx, sp, d); err != nil {
+			if err := drainRun(ctx, sp, d); errors.Is(err, memex.ErrInvalid) {
+				log(sp.Path, err)
+				sp.Bad()
+			} else if err != nil {
 				return err
 			}
 			continue
@@ -86,6 +91,13 @@ func Drain(ctx context.Context, dir string, d Drainer) error {
 			done, err := d.Archived(ctx, *sp.Item.Entry)
 			if err == nil && !done {
 				err = d.Add(ctx, *sp.Item.Entry, bytes.NewReader(sp.Item.Content))
+			}
+			if errors.Is(err, memex.ErrInvalid) {
+				// Refused for what it is, it would be refused at every
+				// drain and hold back every item after it.
+				log(sp.Path, err)
+				sp.Bad()
+				continue
 			}
 			if err != nil {
 				return errors.Join(err, durable())

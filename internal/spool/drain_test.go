@@ -111,3 +111,32 @@ func TestDrainSpoolStopsAtAFailedAdd(t *testing.T) {
 		t.Fatalf("items kept: %d, want 2", len(left))
 	}
 }
+
+// An item the archive refuses for what it is (memex.ErrInvalid) would be
+// refused at every drain: it is kept as .bad and logged, and the items
+// after it are drained.
+func TestDrainSpoolSetsARefusedItemAside(t *testing.T) {
+	dir := t.TempDir()
+	spoolEntry(t, dir, "a", "first")
+	spoolEntry(t, dir, "bad", "refused")
+	spoolEntry(t, dir, "b", "second")
+	r := &recorder{}
+	d := r.drainer()
+	add := d.Add
+	d.Add = func(ctx context.Context, e memex.Entry, body io.Reader) error {
+		if e.Session == "bad" {
+			return memex.Errorf(memex.ErrInvalid, "alias %q: the form of an ID", "01J")
+		}
+		return add(ctx, e, body)
+	}
+	if err := Drain(context.Background(), dir, d); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r.added, "|") != "a: first|b: second" || len(r.logged) != 1 || !strings.Contains(r.logged[0], "the form of an ID") {
+		t.Fatalf("added %q, logged %q", r.added, r.logged)
+	}
+	bad, _ := filepath.Glob(filepath.Join(dir, Dir, "*.bad"))
+	if left, _ := List(dir); len(left) != 0 || len(bad) != 1 {
+		t.Fatalf("left %v, set aside %v", left, bad)
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -73,13 +72,12 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 		return err
 	}
 	defer in.Close()
-	body := &countingReader{r: in}
-	req.Body = body
+	req.Body = in
 	service.FillDefaults(&req.Entry)
-	got, err := ask(c.Context(), a.service, home.Options{}, api.Service.Add, req)
-	if errors.Is(err, memex.ErrBusy) && body.n == 0 {
-		// The store stayed busy (a long import holds it) before the body
-		// was read: spooled, it is not lost with a pipe's input.
+	svc, err := a.service(c.Context(), home.Options{})
+	if errors.Is(err, memex.ErrBusy) {
+		// The store stayed busy (a long import holds it): spooled, the
+		// body is not lost with a pipe's input.
 		spooled, n, serr := service.SpoolAdd(a.home, req)
 		if serr != nil {
 			return errors.Join(err, serr)
@@ -96,20 +94,12 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 	if err != nil {
 		return err
 	}
+	got, err := svc.Add(c.Context(), req)
+	if err != nil {
+		return err
+	}
 	render.Replaced(a.stderr, got.Redacted)
 	return a.printAdded(got, asJSON)
-}
-
-// countingReader counts what was read of r.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // printAdded prints a new entry's ID, or with asJSON what add --json

@@ -251,6 +251,10 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, max int64, v any) error 
 		}
 		return fmt.Errorf("request body: %v: %w", err, memex.ErrInvalid)
 	}
+	// One value: what follows it would be dropped unread.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("request body: text after the JSON value: %w", memex.ErrInvalid)
+	}
 	return nil
 }
 

@@ -216,6 +216,9 @@ func TestErrors(t *testing.T) {
 	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":[]}`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"],"bogus":1}`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`not json`), "Content-Type", "application/json"), 400, "invalid")
+	// One JSON value: what follows it is not dropped unread.
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"]} {"refs":["y"]}`), "Content-Type", "application/json"), 400, "invalid")
+	wantError(t, do(t, h, "POST", "/v1/deref", strings.NewReader(`{"refs":["x"]}garbage`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/entries?exit=x", strings.NewReader("a")), 400, "invalid")
 	wantError(t, do(t, h, "POST", "/v1/entries", strings.NewReader(`{}`), "Content-Type", "application/json"), 400, "invalid")
 	wantError(t, do(t, h, "GET", "/v1/context", nil), 400, "invalid")

@@ -155,7 +155,10 @@ func (s *Server) toolSearch(ctx context.Context, _ *mcp.CallToolRequest, in sear
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, nil, fmt.Errorf("memex_search: query is empty: %w", memex.ErrInvalid)
 	}
-	if in.Limit <= 0 {
+	if in.Limit < 0 {
+		return nil, nil, fmt.Errorf("memex_search: limit %d: want 1 to 50 (none: 10): %w", in.Limit, memex.ErrInvalid)
+	}
+	if in.Limit == 0 {
 		in.Limit = 10
 	}
 	in.Limit = min(in.Limit, 50)

@@ -118,6 +118,7 @@ func TestMCPBadArguments(t *testing.T) {
 	}{
 		{"memex_search", map[string]any{}},
 		{"memex_search", map[string]any{"query": 12}},
+		{"memex_search", map[string]any{"query": "x", "limit": -1}},
 		{"memex_read", map[string]any{"ids": []string{}}},
 		{"memex_read", map[string]any{"ids": "not a list"}},
 		{"memex_read", map[string]any{"ids": []string{"x"}, "budget": 1}},

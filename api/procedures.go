@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/memex-archive/memex"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -68,6 +69,10 @@ type HintRequest struct {
 // to add to the agent's context, 404 when there is none.
 func (s *Server) handleHint(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if q.Get("ref") == "" {
+		s.answer(w, r, nil, memex.Errorf(memex.ErrInvalid, "hint: give the run's ID or alias: GET /v1/hint?ref=REF"))
+		return
+	}
 	text, err := s.opts.Memory.Hint(r.Context(), HintRequest{Ref: q.Get("ref"), Project: q.Get("project")})
 	s.answer(w, r, map[string]string{"text": text}, err)
 }

@@ -34,6 +34,9 @@ func TestHintRoute(t *testing.T) {
 	if w := do(t, s.Handler(), http.MethodGet, "/v1/hint?ref=other", nil); w.Code != http.StatusNotFound {
 		t.Fatalf("no hint: %d, want 404", w.Code)
 	}
+	if w := do(t, s.Handler(), http.MethodGet, "/v1/hint", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "GET /v1/hint?ref=REF") {
+		t.Fatalf("no ref: %d %s, want 400 saying what to give", w.Code, w.Body)
+	}
 }
 
 func TestProceduresRoutes(t *testing.T) {

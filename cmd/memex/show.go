@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/memex-archive/memex"
 	"github.com/memex-archive/memex/api"
@@ -42,6 +43,9 @@ the deref result (as memex deref --json).
   memex show sess-42#3 --json`,
 		Args: cli.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[0]) == "" {
+				return cli.Usagef("show: give an ID or alias (an empty one names nothing)\nUsage: %s", c.UseLine())
+			}
 			req.Ref = args[0]
 			return a.runShow(c, req, lines, asJSON)
 		},

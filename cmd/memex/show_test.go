@@ -130,3 +130,17 @@ func TestShowAsksForTheEntryOnce(t *testing.T) {
 		}
 	}
 }
+
+// An empty reference is a bad command line (exit 2), not an entry that
+// was not found.
+func TestShowEmptyRefIsUsage(t *testing.T) {
+	home := t.TempDir()
+	if r := run(t, home, []byte("x"), "add", "-"); r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, ref := range []string{"", "  "} {
+		if r := run(t, home, nil, "show", ref); r.code != 2 || !strings.Contains(r.stderr, "give an ID or alias") {
+			t.Errorf("show %q: %+v", ref, r)
+		}
+	}
+}

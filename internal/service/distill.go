@@ -145,6 +145,8 @@ type pendingMarks struct {
 	s    *archive.Store
 	left []memex.SessionRef
 
+	seen sync.Map // memex.SessionRef: marked, the look-up of every entry after the first
+
 	mu    sync.Mutex
 	names map[string]bool // left and set, each held in liveMarks
 	err   error           // the first mark that failed
@@ -196,6 +198,9 @@ func newPendingMarks(ctx context.Context, s *archive.Store) (*pendingMarks, erro
 func (p *pendingMarks) mark(ctx context.Context, ref memex.SessionRef) {
 	if ref.Session == "" || ref.Project == "" {
 		return // not distilled
+	}
+	if _, ok := p.seen.LoadOrStore(ref, struct{}{}); ok {
+		return // every entry of the session but its first: no name, no lock
 	}
 	j, _ := json.Marshal(ref)
 	name := pendingPrefix + string(j)

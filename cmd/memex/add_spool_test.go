@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gofrs/flock"
 )
 
 // An add refused by a busy store (an import holding it past
@@ -19,14 +17,11 @@ func TestAddOnABusyStoreIsSpooled(t *testing.T) {
 	if r := run(t, home, []byte("first"), "add", "-"); r.code != 0 {
 		t.Fatal(r)
 	}
-	lk := flock.New(filepath.Join(home, "lock"))
-	if ok, err := lk.TryLock(); !ok || err != nil {
-		t.Fatal(ok, err)
-	}
+	release := holdStore(t, home)
 	t.Setenv("MEMEX_LOCK_TIMEOUT", "10ms")
 	body := "decided: keep the retry loop\nkey=" + testAWSKey + "\n"
 	r := run(t, home, []byte(body), "add", "--kind", "note", "--alias", "retry-decision", "--json", "-")
-	lk.Unlock()
+	release()
 	var got struct {
 		ID      string
 		Bytes   int64

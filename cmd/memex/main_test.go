@@ -235,17 +235,24 @@ func TestTokens(t *testing.T) {
 // A writer that cannot spool what it writes (an import; an add spools,
 // see TestAddOnABusyStoreIsSpooled) fails on a busy store saying who
 // holds it.
+// holdStore takes home's writer lock, as another memex process holding
+// the store would, until the returned function lets it go.
+func holdStore(t *testing.T, home string) (release func()) {
+	t.Helper()
+	lk := flock.New(filepath.Join(home, "lock"))
+	if ok, err := lk.TryLock(); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	return func() { lk.Unlock() }
+}
+
 func TestBusyStoreFailsWithClearMessage(t *testing.T) {
 	home := t.TempDir()
 	in := filepath.Join(t.TempDir(), "a.jsonl")
 	if err := os.WriteFile(in, []byte(`{"content":"x"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lk := flock.New(filepath.Join(home, "lock"))
-	if ok, err := lk.TryLock(); !ok || err != nil {
-		t.Fatal(err)
-	}
-	defer lk.Unlock()
+	defer holdStore(t, home)()
 	cmd := exec.Command(memexBin, "--home", home, "ingest", "jsonl", in)
 	cmd.Env = append(os.Environ(), "MEMEX_LOCK_TIMEOUT=50ms")
 	var stderr bytes.Buffer

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/gofrs/flock"
 )
 
 // A memex run refused by a busy store leaves its output in the spool,
@@ -18,13 +16,10 @@ func TestRunSpoolIsRedactedAndDrained(t *testing.T) {
 	if r := run(t, home, []byte("first"), "add", "-"); r.code != 0 {
 		t.Fatal(r)
 	}
-	lk := flock.New(filepath.Join(home, "lock"))
-	if ok, err := lk.TryLock(); !ok || err != nil {
-		t.Fatal(ok, err)
-	}
+	release := holdStore(t, home)
 	t.Setenv("MEMEX_LOCK_TIMEOUT", "10ms")
 	r := run(t, home, nil, "run", "--quiet", "--", "sh", "-c", "echo key="+testAWSKey+"; echo done; exit 3")
-	lk.Unlock()
+	release()
 	if r.code != 3 || !strings.Contains(r.stderr, "could not archive") {
 		t.Fatalf("run on a busy store: %+v", r)
 	}

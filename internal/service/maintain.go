@@ -93,6 +93,10 @@ func forgetSelect(ctx context.Context, s *archive.Store, req api.ForgetRequest) 
 	switch {
 	case len(req.Refs) > 0 && (req.Session != "" || req.Project != ""):
 		return nil, fmt.Errorf("forget: %w", memex.Errorf(memex.ErrInvalid, "name entries, or a session, or a project, not both entries and a session or project"))
+	case req.Agent != "" && req.Session == "":
+		// Dropped, the agent would widen what is forgotten to every
+		// agent's entries of the project (or the IDs alone).
+		return nil, fmt.Errorf("forget: %w", memex.Errorf(memex.ErrInvalid, "agent narrows a session: give the session too"))
 	case len(req.Refs) > 0:
 		for _, ref := range req.Refs {
 			id, err := s.Resolve(ctx, ref, "")

@@ -480,6 +480,10 @@ func testForgetAgent(t *testing.T, s api.Service) {
 	claude := add(t, s, memex.Entry{Project: "p", Session: "shared", Agent: "claude-code", Kind: memex.KindNote}, "claude was here\n")
 	_, err := s.Forget(ctx, api.ForgetRequest{Session: "shared"})
 	wantKind(t, err, memex.ErrAmbiguous, "--agent")
+	// The agent without a session is refused, not dropped: that would
+	// forget every agent's entries of the project.
+	_, err = s.Forget(ctx, api.ForgetRequest{Project: "p", Agent: "codex"})
+	wantKind(t, err, memex.ErrInvalid, "give the session too")
 	res, err := s.Forget(ctx, api.ForgetRequest{Session: "shared", Agent: "codex"})
 	if err != nil || res.Forgotten != 1 {
 		t.Fatalf("forget codex's session: %+v, %v", res, err)

@@ -461,7 +461,7 @@ func allocate(ctx context.Context, items []*item, budget int, tail string) (rend
 		mins[i] = it.cost(it.ivs, it.cut)
 		// A short entry can cost less whole than its best line with the
 		// markers of what that leaves out: then the whole is its least.
-		if it.b64 == nil && it.planWhole(mins[i]) {
+		if it.mayBeWhole() && it.planWhole(mins[i]) {
 			mins[i] = it.cost(it.ivs, it.cut)
 		}
 		need += mins[i]

@@ -304,21 +304,26 @@ func TestBudgetTooSmall(t *testing.T) {
 // enough, and the minimum named is no more than that.
 func TestShortEntryFitsWholeBelowItsLeastWindow(t *testing.T) {
 	s := openStore(t)
-	body := "package qa\n\nfunc A() int {\n\treturn 1\n}\n"
-	e := add(t, s, memex.Entry{ID: fixedID(6), Tool: "bash", Input: "cat a.go"}, body)
-	r := deref.New(s)
-	res, err := r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 1000})
-	if err != nil || len(res.Items) != 1 || !res.Items[0].Complete {
-		t.Fatalf("deref at 1000: %+v, %v", res, err)
-	}
-	whole := res.Used
-	res, err = r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: whole + 1})
-	if err != nil {
-		t.Fatalf("a budget of %d holds the entry whole (%d tokens): %v", whole+1, whole, err)
-	}
-	check(t, res, whole+1, map[string]string{e.ID.String(): body})
-	if !res.Items[0].Complete {
-		t.Fatalf("not whole at %d: %+v", whole+1, res.Items[0])
+	for i, body := range []string{
+		"package qa\n\nfunc A() int {\n\treturn 1\n}\n",
+		// One line longer than the 32 tokens the least window cuts it to.
+		strings.Repeat("alpha beta gamma delta ", 10) + "\n",
+	} {
+		e := add(t, s, memex.Entry{ID: fixedID(6 + i), Tool: "bash", Input: "cat a.go"}, body)
+		r := deref.New(s)
+		res, err := r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: 1000})
+		if err != nil || len(res.Items) != 1 || !res.Items[0].Complete {
+			t.Fatalf("deref at 1000: %+v, %v", res, err)
+		}
+		whole := res.Used
+		res, err = r.Deref(context.Background(), []string{e.ID.String()}, deref.Options{Budget: whole + 1})
+		if err != nil {
+			t.Fatalf("a budget of %d holds the entry whole (%d tokens): %v", whole+1, whole, err)
+		}
+		check(t, res, whole+1, map[string]string{e.ID.String(): body})
+		if !res.Items[0].Complete {
+			t.Fatalf("not whole at %d: %+v", whole+1, res.Items[0])
+		}
 	}
 }
 

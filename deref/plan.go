@@ -299,11 +299,15 @@ func (it *item) planWhole(b int) bool {
 		it.wholeTok = count(string(it.t.slice(0, it.t.size)))
 	}
 	if it.hc+it.wholeTok+1 <= b {
-		it.ivs, it.whole = []interval{{1, n}}, true
+		it.ivs, it.cut, it.whole = []interval{{1, n}}, nil, true
 		return true
 	}
 	return false
 }
+
+// mayBeWhole reports whether the entry can be shown whole (binary
+// content only when its base64 is not cut).
+func (it *item) mayBeWhole() bool { return it.b64 == nil || !it.b64.cut() }
 
 // plan chooses windows within b tokens (header included). minimal plans
 // only the best line (cut to minPiece tokens if it is huge): the least an
@@ -315,7 +319,7 @@ func (it *item) plan(b int, minimal bool) bool {
 		it.whole = true
 		return minimal || it.hc <= b
 	}
-	if !minimal && (it.b64 == nil || !it.b64.cut()) && it.planWhole(b) {
+	if !minimal && it.mayBeWhole() && it.planWhole(b) {
 		return true
 	}
 	best := it.bestLine()

@@ -78,7 +78,7 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 	if errors.Is(err, memex.ErrBusy) {
 		// The store stayed busy (a long import holds it): spooled, the
 		// body is not lost with a pipe's input.
-		spooled, n, serr := service.SpoolAdd(a.home, req)
+		spooled, serr := service.SpoolAdd(a.home, req)
 		if serr != nil {
 			return errors.Join(err, serr)
 		}
@@ -86,7 +86,7 @@ func (a *app) runAdd(c *cobra.Command, req api.AddRequest, asJSON bool, args []s
 		render.Replaced(a.stderr, spooled.Redacted)
 		if asJSON {
 			out := addedOf(spooled, nil)
-			out.Bytes, out.Spooled = n, true
+			out.Spooled = true
 			return cli.WriteJSON(a.stdout, out)
 		}
 		return a.printAdded(spooled, false)

@@ -237,8 +237,8 @@ func exitCodeOf(ps *os.ProcessState, err error) int {
 // as memex run spools its output: req's entry, given an ID of now unless
 // it has one, and its body through the write policy unless req.NoRedact.
 // The next memex process that writes archives it under that ID
-// (DrainSpool). It returns the entry as spooled and the body's size.
-func SpoolAdd(dir string, req api.AddRequest) (memex.Entry, int64, error) {
+// (DrainSpool). It returns the entry as spooled, Bytes its body's size.
+func SpoolAdd(dir string, req api.AddRequest) (memex.Entry, error) {
 	e := req.Entry
 	if e.ID.IsZero() {
 		now := time.Now()
@@ -246,20 +246,25 @@ func SpoolAdd(dir string, req api.AddRequest) (memex.Entry, int64, error) {
 	}
 	run, err := spool.StartRun(dir)
 	if err != nil {
-		return e, 0, err
+		return e, err
 	}
 	toSpool, spooled := PolicyWriter(run, &e, !req.NoRedact)
-	n, err := io.Copy(toSpool, req.Body)
+	// The entry first, as Exec saves it: killed while the body is
+	// copied, the spool holds what it is of, not an unnamed run.
+	err = run.Save(&e)
+	if err == nil {
+		e.Bytes, err = io.Copy(toSpool, req.Body)
+	}
 	if serr := spooled(); err == nil {
 		err = serr
 	}
 	if err == nil {
-		err = run.Save(&e)
+		err = run.Save(&e) // with the redactions counted
 	}
 	if err != nil {
 		run.Done()
-		return e, n, fmt.Errorf("add: spool: %w", err)
+		return e, fmt.Errorf("add: spool: %w", err)
 	}
 	run.Close()
-	return e, n, nil
+	return e, nil
 }

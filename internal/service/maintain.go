@@ -45,6 +45,7 @@ func (m Maintainer) Forget(ctx context.Context, req api.ForgetRequest) (api.Forg
 	}
 	// A forget that was interrupted is finished first: run again as
 	// its --help says, it may find nothing left of what it names.
+	unfinishedForget.Delete(s)
 	finished, err := finishForget(ctx, s, ix)
 	if err != nil {
 		return api.ForgetResult{}, err
@@ -158,6 +159,11 @@ type forgetJournal struct {
 // forgetting serialises forgets in a process: a server's searches may
 // each find the same unfinished one.
 var forgetting sync.Mutex
+
+// unfinishedForget holds the stores (*archive.Store) whose interrupted
+// forget a search failed to finish: searches leave it to memex forget,
+// which tries again and clears the mark.
+var unfinishedForget sync.Map
 
 // forgetIDs deletes ids from the archive and the index and purges both;
 // IDs an earlier, interrupted run deleted from the archive already are

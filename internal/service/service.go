@@ -134,11 +134,17 @@ func (x Searcher) Search(ctx context.Context, q api.Query) (api.SearchResult, er
 	}
 	if !x.AsIs {
 		// A forget that cannot be finished (a record it cannot delete)
-		// must not stop every search: the journal stays, memex verify
-		// reports it and memex forget retries it, saying why; search
-		// meanwhile drops the rows whose entries are gone.
-		if _, err := finishForget(ctx, x.Store, ix); err != nil && ctx.Err() != nil {
-			return api.SearchResult{}, err
+		// must not stop every search, nor be tried again by each: the
+		// journal stays, memex verify reports it and memex forget
+		// retries it, saying why; search meanwhile drops the rows whose
+		// entries are gone.
+		if _, failed := unfinishedForget.Load(x.Store); !failed {
+			if _, err := finishForget(ctx, x.Store, ix); err != nil {
+				if ctx.Err() != nil {
+					return api.SearchResult{}, err
+				}
+				unfinishedForget.Store(x.Store, true)
+			}
 		}
 		var progress func(done, total int)
 		if x.Progress != nil {

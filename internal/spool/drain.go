@@ -64,6 +64,16 @@ func Drain(ctx context.Context, dir string, d Drainer) error {
 		added = added[:0]
 		return nil
 	}
+	// refused sets aside an item the archive refuses for what it is: it
+	// would be refused at every drain and hold back every item after it.
+	refused := func(sp Spooled, err error) bool {
+		if !errors.Is(err, memex.ErrInvalid) {
+			return false
+		}
+		log(sp.Path, err)
+		sp.Bad()
+		return true
+	}
 	for _, sp := range items {
 		if err := ctx.Err(); err != nil {
 			return errors.Join(err, durable())
@@ -73,10 +83,7 @@ func Drain(ctx context.Context, dir string, d Drainer) error {
 			if err := durable(); err != nil {
 				return err
 			}
-			if err := drainRun(ctx, sp, d); errors.Is(err, memex.ErrInvalid) {
-				log(sp.Path, err)
-				sp.Bad()
-			} else if err != nil {
+			if err := drainRun(ctx, sp, d); err != nil && !refused(sp, err) {
 				return err
 			}
 			continue
@@ -92,11 +99,7 @@ func Drain(ctx context.Context, dir string, d Drainer) error {
 			if err == nil && !done {
 				err = d.Add(ctx, *sp.Item.Entry, bytes.NewReader(sp.Item.Content))
 			}
-			if errors.Is(err, memex.ErrInvalid) {
-				// Refused for what it is, it would be refused at every
-				// drain and hold back every item after it.
-				log(sp.Path, err)
-				sp.Bad()
+			if refused(sp, err) {
 				continue
 			}
 			if err != nil {

@@ -108,7 +108,7 @@ func printJSONError(err error, stderr io.Writer) int {
 		out.Error = Message(err)
 	}
 	var me *memex.Error
-	if errors.As(err, &me) && out.Code != "usage" && !errors.Is(err, context.Canceled) {
+	if errors.As(err, &me) && out.Code != "usage" && !bareInterruption(err) {
 		// The hint on its own, as the HTTP API's error body has it.
 		out.Error, out.Hint = me.What, me.Hint
 	}
@@ -121,9 +121,16 @@ func printJSONError(err error, stderr io.Writer) int {
 // the words of the *memex.Error it carries, as the HTTP API sends them, so
 // a served command prints what a local one does).
 func Message(err error) string {
-	var me *memex.Error
-	if errors.Is(err, context.Canceled) && !(errors.As(err, &me) && me.What != "") {
+	if bareInterruption(err) {
 		return "interrupted"
 	}
 	return memex.Sentence(err)
+}
+
+// bareInterruption reports whether err is a cancellation that says
+// nothing of its own (what a stopped import kept, say): told as
+// "interrupted", in text and in --json alike.
+func bareInterruption(err error) bool {
+	var me *memex.Error
+	return errors.Is(err, context.Canceled) && !(errors.As(err, &me) && me.What != "")
 }

@@ -909,12 +909,12 @@ func cutAround(line []byte, at int) string {
 			to = len(line)
 			from = to - snippetMax
 		}
-		if from > 0 && !isSpace(line[from-1]) {
+		if from > 0 && !isSpaceASCII(line[from-1]) {
 			if k := bytes.IndexAny(line[from:max(at, from)], " \t"); k >= 0 {
 				from += k + 1
 			}
 		}
-		if to < len(line) && !isSpace(line[to]) {
+		if to < len(line) && !isSpaceASCII(line[to]) {
 			if k := bytes.LastIndexAny(line[max(at, from):to], " \t"); k > 0 {
 				to = max(at, from) + k
 			}
@@ -929,8 +929,6 @@ func cutAround(line []byte, at int) string {
 	}
 	return string(bytes.TrimSpace(line))
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
 func lowerASCII(dst, src []byte) []byte {
 	for _, c := range src {

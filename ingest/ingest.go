@@ -664,7 +664,7 @@ func dedupAliases(in []string) []string {
 	out := in[:0]
 	for _, a := range in {
 		a = strings.TrimSpace(a)
-		if a == "" || memex.LooksLikeID(a) || slices.Contains(out, a) {
+		if memex.CheckAlias(a) != nil || slices.Contains(out, a) {
 			continue
 		}
 		out = append(out, a)

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/memex-archive/memex/internal/jsondec"
 )
 
 // Shown is a run of a file's lines that an entry's content shows
@@ -273,7 +275,7 @@ func patched(file string, body []byte) []Shown {
 			Lines    []string `json:"lines"`
 		} `json:"structuredPatch"`
 	}
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &resp) != nil {
+	if len(body) == 0 || body[0] != '{' || jsondec.Unmarshal(body, &resp) != nil {
 		return nil
 	}
 	var spans []Shown
